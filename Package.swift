@@ -1,0 +1,47 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
+/// (`thumbgen`) over it; libvips is reached only through the `CVips` system library.
+let package = Package(
+    name: "thumbgen",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "thumbgen", targets: ["ThumbgenCLI"]),
+        .library(name: "Thumbgen", targets: ["Thumbgen"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        .target(
+            name: "Thumbgen",
+            dependencies: [
+                "CVips",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .executableTarget(
+            name: "ThumbgenCLI",
+            dependencies: [
+                "Thumbgen",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "LibraryExample",
+            dependencies: ["Thumbgen"],
+            path: "examples/LibraryExample"
+        ),
+        .testTarget(
+            name: "ThumbgenTests",
+            dependencies: ["Thumbgen", "CVips"]
+        ),
+    ]
+)

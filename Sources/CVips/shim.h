@@ -1,0 +1,129 @@
+// The only door from Swift into libvips.
+//
+// Swift cannot call C variadic functions, and most libvips operations take their optional
+// arguments as a NULL-terminated variadic list. Each shim below fixes one such call to the
+// arguments thumbgen uses, so that the Swift layer (Sources/Thumbgen/Imaging) sees ordinary
+// functions. Every shim is one call; policy lives in Swift. Returned images are new references
+// that the caller owns (and releases with g_object_unref).
+#ifndef THUMBGEN_CVIPS_SHIM_H
+#define THUMBGEN_CVIPS_SHIM_H
+
+#include <vips/vips.h>
+
+/// VIPS_INIT is a macro; Swift needs a function.
+static inline int tg_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
+
+// MARK: - Loading
+
+/// Opens any enabled format; `access` and `fail_on` are VipsAccess and VipsFailOn.
+static inline VipsImage *tg_load_file(const char *path, int access, int fail_on) {
+    return vips_image_new_from_file(path, "access", access, "fail_on", fail_on, NULL);
+}
+
+/// JPEG with shrink-on-load (`shrink` is 1, 2, 4 or 8): the DCT skips the pixels it would drop.
+static inline int tg_jpegload_shrink(const char *path, VipsImage **out, int access, int fail_on,
+                                     int shrink) {
+    return vips_jpegload(path, out, "access", access, "fail_on", fail_on, "shrink", shrink, NULL);
+}
+
+/// WebP with shrink-on-load (`scale` in (0, 1]): libwebp decodes straight to the smaller size.
+static inline int tg_webpload_scale(const char *path, VipsImage **out, int access, int fail_on,
+                                    double scale) {
+    return vips_webpload(path, out, "access", access, "fail_on", fail_on, "scale", scale, NULL);
+}
+
+// MARK: - Colour and orientation
+
+static inline int tg_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+/// Converts through the embedded profile (or `input_profile` when the image has none) to sRGB.
+static inline int tg_icc_to_srgb(VipsImage *in, VipsImage **out, const char *input_profile) {
+    return vips_icc_transform(in, out, "srgb", "input_profile", input_profile, "embedded", TRUE,
+                              "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+}
+
+static inline int tg_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
+    return vips_colourspace(in, out, space, NULL);
+}
+
+static inline int tg_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+    return vips_cast(in, out, format, NULL);
+}
+
+/// Cast that clips out-of-range values instead of wrapping them (float inputs, unpremultiply).
+static inline int tg_cast_shift(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+    return vips_cast(in, out, format, "shift", FALSE, NULL);
+}
+
+// MARK: - Geometry
+
+static inline int tg_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width,
+                                  int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+static inline int tg_resize(VipsImage *in, VipsImage **out, double hscale, double vscale,
+                            VipsKernel kernel) {
+    return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, NULL);
+}
+
+static inline int tg_premultiply(VipsImage *in, VipsImage **out) {
+    return vips_premultiply(in, out, NULL);
+}
+
+static inline int tg_unpremultiply(VipsImage *in, VipsImage **out) {
+    return vips_unpremultiply(in, out, NULL);
+}
+
+/// Places `in` on a `width`×`height` canvas at `direction`, padding (or cropping) as needed.
+static inline int tg_gravity(VipsImage *in, VipsImage **out, VipsCompassDirection direction,
+                             int width, int height, const double *background, int n) {
+    VipsArrayDouble *bg = vips_array_double_new(background, n);
+    int result = vips_gravity(in, out, direction, width, height, "extend", VIPS_EXTEND_BACKGROUND,
+                              "background", bg, NULL);
+    vips_area_unref(VIPS_AREA(bg));
+    return result;
+}
+
+/// Composites alpha onto an opaque background.
+static inline int tg_flatten(VipsImage *in, VipsImage **out, const double *background, int n) {
+    VipsArrayDouble *bg = vips_array_double_new(background, n);
+    int result = vips_flatten(in, out, "background", bg, NULL);
+    vips_area_unref(VIPS_AREA(bg));
+    return result;
+}
+
+/// Appends one constant band (an opaque alpha channel).
+static inline int tg_bandjoin_const1(VipsImage *in, VipsImage **out, double c) {
+    return vips_bandjoin_const1(in, out, c, NULL);
+}
+
+// MARK: - Saving (metadata stripped: outputs carry no EXIF, XMP or profile)
+
+static inline int tg_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE,
+                                "optimize_coding", TRUE, NULL);
+}
+
+static inline int tg_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression) {
+    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE, NULL);
+}
+
+static inline int tg_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+}
+
+static inline int tg_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
+                                     int effort) {
+    return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression",
+                                VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort, NULL);
+}
+
+// MARK: - Memory
+
+/// Drops one reference to a libvips object (GObject); Swift cannot see the GObject cast macro.
+static inline void tg_unref(VipsImage *image) { g_object_unref(image); }
+
+#endif

@@ -1,0 +1,15 @@
+/// A source opened, oriented and reduced by shrink-on-load, ready for any number of outputs.
+///
+/// `image` may be lazy (one consumer: pixels stream through the encode) or held in memory
+/// (several consumers: decoded once, read by each).
+struct DecodedImage: @unchecked Sendable {
+    /// The upright pixels at the working resolution, in the source's colour space.
+    let image: VipsImageRef
+    /// What the header said about the full-size source.
+    let header: ImageHeader
+
+    /// Working pixels per source pixel, horizontally and vertically (1 without shrink-on-load;
+    /// the two differ slightly because loaders round partial blocks up).
+    var scaleX: Double { Double(image.width) / Double(header.orientedWidth) }
+    var scaleY: Double { Double(image.height) / Double(header.orientedHeight) }
+}

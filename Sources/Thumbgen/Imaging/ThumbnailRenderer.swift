@@ -1,0 +1,117 @@
+import CVips
+
+/// Turns a decoded source into one output's pixels: crop, resample, colour, alpha, canvas.
+///
+/// The result is lazy: libvips computes it during the encode, so the CPU cost lands there.
+struct ThumbnailRenderer: Sendable {
+    /// Builds the output image of `spec` from `decoded`, for writing as `format`.
+    func render(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
+        throws(ImagingError) -> VipsImageRef
+    {
+        let header = decoded.header
+        let plan = ThumbnailGeometry(
+            sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight, spec: spec)
+        var image = decoded.image
+
+        // 1. The region, in working pixels (the decoded image may be shrunk on load).
+        let x = clamp(Int((plan.regionX * decoded.scaleX).rounded()), 0, image.width - 1)
+        let y = clamp(Int((plan.regionY * decoded.scaleY).rounded()), 0, image.height - 1)
+        let w = clamp(Int((plan.regionWidth * decoded.scaleX).rounded()), 1, image.width - x)
+        let h = clamp(Int((plan.regionHeight * decoded.scaleY).rounded()), 1, image.height - y)
+        if x != 0 || y != 0 || w != image.width || h != image.height {
+            image = try image.extractArea(x: x, y: y, width: w, height: h)
+        }
+
+        // 2. Resample, premultiplied so that transparent pixels do not bleed their colour.
+        if plan.scaledWidth != w || plan.scaledHeight != h {
+            image = try resample(image, toWidth: plan.scaledWidth, height: plan.scaledHeight,
+                                 kernel: spec.kernel.vipsKernel)
+        }
+
+        // 3. Colour after resampling: fewer pixels go through the (slow) profile transform.
+        image = try toSRGB8(image)
+
+        // 4. Alpha: flattened for formats without it; added where padding must be transparent.
+        let willPad = plan.canvasWidth > plan.scaledWidth || plan.canvasHeight > plan.scaledHeight
+        if image.hasAlpha && !format.supportsAlpha {
+            image = try image.flattened(onto: spec.background.rgb)
+        } else if !image.hasAlpha && willPad && format.supportsAlpha && spec.background.alpha < 255 {
+            image = try image.withOpaqueAlpha()
+        }
+
+        // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity.
+        if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
+            let background = image.hasAlpha ? spec.background.rgba : spec.background.rgb
+            image = try image.placed(on: plan.canvasWidth, plan.canvasHeight,
+                                     at: spec.gravity.compassDirection, background: background)
+        }
+        return image
+    }
+
+    private func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,
+                          kernel: VipsKernel) throws(ImagingError) -> VipsImageRef {
+        let hscale = Double(width) / Double(input.width)
+        let vscale = Double(height) / Double(input.height)
+        guard input.hasAlpha else {
+            return try input.resized(hscale: hscale, vscale: vscale, kernel: kernel)
+        }
+        let format = input.bandFormat
+        return try input.premultiplied()
+            .resized(hscale: hscale, vscale: vscale, kernel: kernel)
+            .unpremultiplied()
+            .cast(format)
+    }
+
+    private func toSRGB8(_ input: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        var image = input
+        if image.hasICCProfile {
+            image = try image.iccToSRGB(fallbackProfile: "srgb")
+        } else if image.interpretation == VIPS_INTERPRETATION_CMYK {
+            image = try image.iccToSRGB(fallbackProfile: "cmyk")
+        }
+        if image.interpretation != VIPS_INTERPRETATION_sRGB {
+            image = try image.colourspace(VIPS_INTERPRETATION_sRGB)
+        }
+        if image.bandFormat != VIPS_FORMAT_UCHAR {
+            image = try image.cast(VIPS_FORMAT_UCHAR)
+        }
+        return image
+    }
+
+    private func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
+}
+
+extension Kernel {
+    var vipsKernel: VipsKernel {
+        switch self {
+        case .nearest: return VIPS_KERNEL_NEAREST
+        case .linear: return VIPS_KERNEL_LINEAR
+        case .cubic: return VIPS_KERNEL_CUBIC
+        case .mitchell: return VIPS_KERNEL_MITCHELL
+        case .lanczos2: return VIPS_KERNEL_LANCZOS2
+        case .lanczos3: return VIPS_KERNEL_LANCZOS3
+        }
+    }
+}
+
+extension Gravity {
+    /// Smart gravities place like `center`; the smart crop itself happens before placement.
+    var compassDirection: VipsCompassDirection {
+        switch self {
+        case .center, .attention, .entropy: return VIPS_COMPASS_DIRECTION_CENTRE
+        case .top: return VIPS_COMPASS_DIRECTION_NORTH
+        case .bottom: return VIPS_COMPASS_DIRECTION_SOUTH
+        case .left: return VIPS_COMPASS_DIRECTION_WEST
+        case .right: return VIPS_COMPASS_DIRECTION_EAST
+        case .topLeft: return VIPS_COMPASS_DIRECTION_NORTH_WEST
+        case .topRight: return VIPS_COMPASS_DIRECTION_NORTH_EAST
+        case .bottomLeft: return VIPS_COMPASS_DIRECTION_SOUTH_WEST
+        case .bottomRight: return VIPS_COMPASS_DIRECTION_SOUTH_EAST
+        }
+    }
+}
+
+extension RGBAColor {
+    var rgb: [Double] { [Double(red), Double(green), Double(blue)] }
+    var rgba: [Double] { rgb + [Double(alpha)] }
+}

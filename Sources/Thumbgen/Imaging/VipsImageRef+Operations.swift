@@ -1,0 +1,96 @@
+import CVips
+
+/// Safe forms of the libvips operations thumbgen uses; each returns a new, lazy image.
+extension VipsImageRef {
+    /// Runs one shim that writes a new image into its out-parameter, mapping failure to an error.
+    static func make(
+        _ operation: String,
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32
+    ) throws(ImagingError) -> VipsImageRef {
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = body(&out)
+        guard status == 0, let out else {
+            if let out { tg_unref(out) }
+            throw ImagingError.libvips(operation: operation, message: VipsErrorBuffer.take())
+        }
+        return VipsImageRef(owning: out)
+    }
+
+    /// Applies the EXIF orientation so that the pixels stand upright; drops the tag.
+    func autorotated() throws(ImagingError) -> VipsImageRef {
+        try Self.make("autorot") { tg_autorot(pointer, $0) }
+    }
+
+    /// Converts to sRGB through the embedded ICC profile, or `fallbackProfile` without one.
+    func iccToSRGB(fallbackProfile: String) throws(ImagingError) -> VipsImageRef {
+        try Self.make("icc_transform") { tg_icc_to_srgb(pointer, $0, fallbackProfile) }
+    }
+
+    /// Converts to another colour space (libvips picks the route).
+    func colourspace(_ space: VipsInterpretation) throws(ImagingError) -> VipsImageRef {
+        try Self.make("colourspace") { tg_colourspace(pointer, $0, space) }
+    }
+
+    /// Converts band values to `format`, clipping values out of its range.
+    func cast(_ format: VipsBandFormat) throws(ImagingError) -> VipsImageRef {
+        try Self.make("cast") { tg_cast_shift(pointer, $0, format) }
+    }
+
+    /// Cuts out a rectangle.
+    func extractArea(x: Int, y: Int, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
+        try Self.make("extract_area") {
+            tg_extract_area(pointer, $0, Int32(x), Int32(y), Int32(width), Int32(height))
+        }
+    }
+
+    /// Scales by separate horizontal and vertical factors with `kernel`.
+    func resized(hscale: Double, vscale: Double, kernel: VipsKernel) throws(ImagingError) -> VipsImageRef {
+        try Self.make("resize") { tg_resize(pointer, $0, hscale, vscale, kernel) }
+    }
+
+    /// Multiplies colour by alpha, so that resampling does not bleed hidden colours.
+    func premultiplied() throws(ImagingError) -> VipsImageRef {
+        try Self.make("premultiply") { tg_premultiply(pointer, $0) }
+    }
+
+    /// Undoes `premultiplied()`.
+    func unpremultiplied() throws(ImagingError) -> VipsImageRef {
+        try Self.make("unpremultiply") { tg_unpremultiply(pointer, $0) }
+    }
+
+    /// Places the image on a `width`×`height` canvas at `direction`, padding with `background`
+    /// (one value per band) or cropping where the canvas is smaller.
+    func placed(
+        on width: Int, _ height: Int, at direction: VipsCompassDirection, background: [Double]
+    ) throws(ImagingError) -> VipsImageRef {
+        try Self.make("gravity") { out in
+            background.withUnsafeBufferPointer {
+                tg_gravity(pointer, out, direction, Int32(width), Int32(height), $0.baseAddress,
+                           Int32($0.count))
+            }
+        }
+    }
+
+    /// Composites the alpha band onto an opaque `background` (one value per colour band).
+    func flattened(onto background: [Double]) throws(ImagingError) -> VipsImageRef {
+        try Self.make("flatten") { out in
+            background.withUnsafeBufferPointer {
+                tg_flatten(pointer, out, $0.baseAddress, Int32($0.count))
+            }
+        }
+    }
+
+    /// Adds an opaque alpha band.
+    func withOpaqueAlpha() throws(ImagingError) -> VipsImageRef {
+        try Self.make("bandjoin_const1") { tg_bandjoin_const1(pointer, $0, 255) }
+    }
+
+    /// Renders the whole image into memory, so that several consumers can read it without
+    /// decoding the source again (a sequential source can be read only once).
+    func copiedToMemory() throws(ImagingError) -> VipsImageRef {
+        guard let out = vips_image_copy_memory(pointer) else {
+            throw ImagingError.libvips(operation: "copy_memory", message: VipsErrorBuffer.take())
+        }
+        return VipsImageRef(owning: out)
+    }
+}

@@ -1,0 +1,50 @@
+import CVips
+
+/// Owns one reference to a libvips image and releases it when the Swift object goes away.
+///
+/// libvips images are immutable once built and safe to read from several threads, which is
+/// why this type may cross threads. Every operation returns a new owner; the C pointer never
+/// leaves this file and `VipsImageRef+Operations.swift`.
+final class VipsImageRef: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    /// Takes ownership of a reference the caller already holds.
+    init(owning pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        tg_unref(pointer)
+    }
+
+    /// Width in pixels.
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    /// Height in pixels (of all pages, for a multi-page image).
+    var height: Int { Int(vips_image_get_height(pointer)) }
+    /// Number of bands (channels), alpha included.
+    var bands: Int { Int(vips_image_get_bands(pointer)) }
+    /// Whether the last band is alpha.
+    var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
+    /// EXIF-style orientation 1–8 (1 when absent).
+    var orientation: Int { Int(vips_image_get_orientation(pointer)) }
+    /// How libvips interprets the pixels (sRGB, B_W, CMYK, ...).
+    var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+    /// The numeric format of each band value.
+    var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
+    /// Whether an ICC profile is attached.
+    var hasICCProfile: Bool { vips_image_get_typeof(pointer, "icc-profile-data") != 0 }
+    /// The libvips loader that opened this image (`jpegload`, `pngload`, ...), if any.
+    var loader: String? {
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_string(pointer, "vips-loader", &value) == 0, let value else {
+            vips_error_clear()
+            return nil
+        }
+        return String(cString: value)
+    }
+
+    /// Asks libvips to stop evaluating this image (and so any save in progress) at once.
+    func kill() {
+        vips_image_set_kill(pointer, 1)
+    }
+}

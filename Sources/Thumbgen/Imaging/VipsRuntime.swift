@@ -1,0 +1,48 @@
+import CVips
+import Foundation
+
+/// Starts libvips once per process and applies thumbgen's process-wide policy to it.
+///
+/// The policy: only the loaders named in `enabledLoaders` can open a file (libvips otherwise
+/// falls through to ImageMagick, PDF, SVG and scientific formats, a large attack surface);
+/// libvips' operation cache is off (thumbgen never repeats an operation, and the cache would
+/// keep images alive); each image uses `threadsPerImage` worker threads, because on small
+/// machines parallelism across images beats many threads on one image.
+public enum VipsRuntime {
+    /// The loader classes that stay enabled; every other `VipsForeignLoad` is blocked.
+    public static let enabledLoaders = [
+        "VipsForeignLoadJpeg", "VipsForeignLoadPng", "VipsForeignLoadWebp",
+        "VipsForeignLoadNsgif", "VipsForeignLoadTiff", "VipsForeignLoadHeif",
+        "VipsForeignLoadJxl",
+    ]
+
+    private static let started: Result<Void, ImagingError> = {
+        if tg_vips_init(CommandLine.arguments.first ?? "thumbgen") != 0 {
+            return .failure(.libvips(operation: "vips_init", message: VipsErrorBuffer.take()))
+        }
+        vips_cache_set_max(0)
+        vips_operation_block_set("VipsForeignLoad", 1)
+        for loader in enabledLoaders { vips_operation_block_set(loader, 0) }
+        return .success(())
+    }()
+
+    /// Starts libvips if it has not started; safe to call from any thread, any number of times.
+    public static func start() throws(ImagingError) {
+        try started.get()
+    }
+
+    /// Sets how many worker threads libvips gives each image it evaluates.
+    public static func setThreadsPerImage(_ count: Int) {
+        vips_concurrency_set(Int32(max(1, count)))
+    }
+
+    /// The libvips version, as `major.minor.micro`.
+    public static var version: String {
+        "\(vips_version(0)).\(vips_version(1)).\(vips_version(2))"
+    }
+
+    /// Frees libvips' per-thread buffers; call at the end of work on a pooled thread.
+    static func releaseThreadResources() {
+        vips_thread_shutdown()
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Streams a manifest (CSV with a header row, or JSON Lines) one record at a time.
+///
+/// Memory does not grow with the manifest's length: nothing is kept once a record is returned.
+/// A record with its own problem (bad JSON, too many fields, unknown key) comes back as a
+/// `RowError` so that the run goes on; a problem with the file as a whole throws.
+public final class ManifestReader {
+    /// The manifest's path as given (`-` for standard input).
+    public let path: String
+    /// The folder that relative `src` paths are resolved against.
+    public let baseDirectory: String
+    private let source: RecordSource
+
+    private enum RecordSource {
+        case csv(CSVRecordParser, columns: [ManifestColumn])
+        case jsonLines(JSONLinesParser)
+    }
+
+    /// Opens `path` (`-` reads standard input as CSV unless `jsonLines` says otherwise); the
+    /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise.
+    public init(path: String, jsonLines: Bool? = nil) throws(ManifestError) {
+        self.path = path
+        let handle: FileHandle
+        if path == "-" {
+            handle = FileHandle.standardInput
+            baseDirectory = FileManager.default.currentDirectoryPath
+        } else {
+            let url = URL(fileURLWithPath: path)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+                  !isDirectory.boolValue else {
+                throw .unreadable(path: path, reason: "no such file")
+            }
+            do {
+                handle = try FileHandle(forReadingFrom: url)
+            } catch {
+                throw .unreadable(path: path, reason: "permission denied or not a file")
+            }
+            baseDirectory = url.deletingLastPathComponent().standardizedFileURL.path
+        }
+        let ext = (path as NSString).pathExtension.lowercased()
+        let chunks = ByteChunks(handle: handle)
+        if jsonLines ?? (ext == "jsonl" || ext == "ndjson") {
+            source = .jsonLines(JSONLinesParser(chunks: chunks))
+        } else {
+            let parser = CSVRecordParser(chunks: chunks)
+            source = .csv(parser, columns: try Self.readHeader(parser, path: path))
+        }
+    }
+
+    /// The next record or row error; nil at the end of the manifest.
+    public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
+        switch source {
+        case .jsonLines(let parser):
+            do {
+                return try parser.next()
+            } catch {
+                throw .unreadable(path: path, reason: "\(error)")
+            }
+        case .csv(let parser, let columns):
+            let record: CSVRecordParser.Record?
+            do {
+                record = try parser.next()
+            } catch CSVParseError.unterminatedQuote(let line) {
+                throw .unterminatedQuote(path: path, line: line)
+            } catch {
+                throw .unreadable(path: path, reason: "\(error)")
+            }
+            guard let record else { return nil }
+            guard record.fields.count <= columns.count else {
+                return .failure(RowError(
+                    row: record.line,
+                    reason: "has \(record.fields.count) fields but the header has \(columns.count)"))
+            }
+            var values: [ManifestColumn: String] = [:]
+            for (column, value) in zip(columns, record.fields) where !value.isEmpty {
+                values[column] = value
+            }
+            return .success(ManifestRecord(line: record.line, values: values))
+        }
+    }
+
+    private static func readHeader(_ parser: CSVRecordParser, path: String)
+        throws(ManifestError) -> [ManifestColumn]
+    {
+        let header: CSVRecordParser.Record?
+        do {
+            header = try parser.next()
+        } catch {
+            throw .unterminatedQuote(path: path, line: 1)
+        }
+        guard let header else { throw .empty(path: path) }
+        var columns: [ManifestColumn] = []
+        for name in header.fields {
+            guard let column = ManifestColumn(header: name) else {
+                throw .unknownColumn(path: path, column: name)
+            }
+            guard !columns.contains(column) else {
+                throw .duplicateColumn(path: path, column: name)
+            }
+            columns.append(column)
+        }
+        guard columns.contains(.src) else { throw .missingSourceColumn(path: path) }
+        return columns
+    }
+}

@@ -1,0 +1,138 @@
+import Foundation
+
+/// Turns a manifest record into a validated `ThumbnailRequest`, filling empty cells from the
+/// command line's defaults (the row wins over the flag).
+public struct RowParser: Sendable {
+    /// Values used where a row leaves a column empty, as the text a cell would hold.
+    public var defaults: [ManifestColumn: String]
+    /// The folder relative `src` paths are resolved against (the manifest's folder).
+    public var baseDirectory: String
+
+    /// Makes a parser with the given defaults and base folder.
+    public init(defaults: [ManifestColumn: String] = [:], baseDirectory: String) {
+        self.defaults = defaults
+        self.baseDirectory = baseDirectory
+    }
+
+    /// Parses one record; the error names the row, the column and the value at fault.
+    public func parse(_ record: ManifestRecord) -> Result<ThumbnailRequest, RowError> {
+        do {
+            return .success(try request(from: record))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private func request(from record: ManifestRecord) throws(RowError) -> ThumbnailRequest {
+        let row = record.line
+        // The size columns go together: a row that sets any of them ignores the flag's size.
+        let rowSetsSize = [.width, .height, .size].contains { record.values[$0] != nil }
+        func value(_ column: ManifestColumn) -> String? {
+            if let v = record.values[column] { return v }
+            if [.width, .height, .size].contains(column) && rowSetsSize { return nil }
+            return defaults[column]
+        }
+        func fail(_ column: ManifestColumn, _ reason: String) -> RowError {
+            RowError(row: row, column: column.rawValue, value: value(column), reason: reason)
+        }
+        func choice<T: RawRepresentable & CaseIterable>(_ column: ManifestColumn, _: T.Type)
+            throws(RowError) -> T? where T.RawValue == String
+        {
+            guard let text = value(column) else { return nil }
+            guard let v = T(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+                throw fail(column, "is not one of \(names)")
+            }
+            return v
+        }
+
+        guard let srcText = value(.src)?.trimmingCharacters(in: .whitespaces), !srcText.isEmpty else {
+            throw RowError(row: row, column: "src", reason: "is missing; every row needs a source")
+        }
+        let source = try SourceResolver(baseDirectory: baseDirectory).resolve(srcText, row: row)
+
+        var spec = ThumbnailSpec()
+        spec.box = try box(value(.size), value(.width), value(.height), fail: fail)
+        spec.fit = try choice(.fit, Fit.self) ?? .inside
+        spec.gravity = try choice(.gravity, Gravity.self) ?? .center
+        spec.kernel = try choice(.kernel, Kernel.self) ?? .lanczos3
+        if let text = value(.crop) {
+            let parts = text.split(separator: ",").map {
+                Double($0.trimmingCharacters(in: .whitespaces))
+            }
+            guard parts.count == 4, case let numbers = parts.compactMap({ $0 }), numbers.count == 4,
+                  case let rect = CropRect(x: numbers[0], y: numbers[1], width: numbers[2],
+                                           height: numbers[3]), rect.isValid else {
+                throw fail(.crop, "must be x,y,w,h as fractions in [0,1] with x+w and y+h at most 1")
+            }
+            spec.crop = rect
+        }
+        if let text = value(.upscale) {
+            switch text.lowercased() {
+            case "true", "yes", "1": spec.upscale = true
+            case "false", "no", "0": spec.upscale = false
+            default: throw fail(.upscale, "must be true or false")
+            }
+        }
+        if let text = value(.format)?.lowercased() {
+            if text == "auto" {
+                spec.format = .auto
+            } else if let f = OutputFormat(rawValue: text == "jpg" ? "jpeg" : text) {
+                spec.format = .fixed(f)
+            } else {
+                throw fail(.format, "is not one of auto, "
+                           + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+        }
+        if let text = value(.quality) {
+            guard let q = Int(text.trimmingCharacters(in: .whitespaces)), (1...100).contains(q) else {
+                throw fail(.quality, "must be a whole number from 1 to 100")
+            }
+            spec.quality = q
+        }
+        if let text = value(.background) {
+            guard let color = RGBAColor(hex: text.trimmingCharacters(in: .whitespaces)) else {
+                throw fail(.background, "must be #rrggbb or #rrggbbaa")
+            }
+            spec.background = color
+        }
+        var maxAge = 0
+        if let text = value(.maxAge) {
+            guard let seconds = Int(text.trimmingCharacters(in: .whitespaces)) else {
+                throw fail(.maxAge, "must be a whole number of seconds")
+            }
+            maxAge = seconds
+        }
+        let outTemplate = value(.out) ?? ThumbnailRequest.defaultOutTemplate
+        do {
+            try OutputPathTemplate.validate(outTemplate)
+        } catch {
+            throw fail(.out, error.reason)
+        }
+        return ThumbnailRequest(
+            row: row, id: value(.id) ?? String(row), sourceText: srcText, source: source,
+            outTemplate: outTemplate, spec: spec,
+            priority: try choice(.priority, Priority.self) ?? .normal, maxAge: maxAge)
+    }
+
+    private func box(_ size: String?, _ width: String?, _ height: String?,
+                     fail: (ManifestColumn, String) -> RowError) throws(RowError) -> TargetBox {
+        func side(_ column: ManifestColumn, _ text: String?) throws(RowError) -> Int? {
+            guard let text else { return nil }
+            guard let v = Int(text.trimmingCharacters(in: .whitespaces)), v > 0 else {
+                throw fail(column, "must be a positive whole number of pixels")
+            }
+            return v
+        }
+        var box = TargetBox.unbounded
+        if let size {
+            guard let parsed = TargetBox(parsing: size.trimmingCharacters(in: .whitespaces)) else {
+                throw fail(.size, "must be WxH, W or xH in pixels, such as 256x256")
+            }
+            box = parsed
+        }
+        if let w = try side(.width, width) { box.width = w }
+        if let h = try side(.height, height) { box.height = h }
+        return box
+    }
+}

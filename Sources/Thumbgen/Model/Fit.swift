@@ -1,0 +1,13 @@
+/// How a source is made to fit the target box (DESIGN.md section 2, column `fit`).
+public enum Fit: String, Sendable, CaseIterable, Codable {
+    /// Fit within the box keeping the aspect ratio, no padding (iOS ScaleAspectFit, unpadded).
+    case inside
+    /// Fill the box keeping the aspect ratio, cropping the excess at `gravity` (ScaleAspectFill).
+    case cover
+    /// Fit within the box, then pad with `background` to its exact size (ScaleAspectFit).
+    case contain
+    /// Stretch to the box, ignoring the aspect ratio (ScaleToFill).
+    case fill
+    /// No scaling: cut the box out of the source at `gravity` (Center, Top, Left, ...).
+    case none
+}

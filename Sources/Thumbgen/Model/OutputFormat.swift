@@ -1,0 +1,63 @@
+/// The encoded format of an output.
+public enum OutputFormat: String, Sendable, CaseIterable, Codable {
+    case jpeg, png, webp, avif, jxl, gif, tiff
+
+    /// The file extension used for `{ext}` and for `format=auto` by extension.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: return "jpg"
+        case .tiff: return "tif"
+        default: return rawValue
+        }
+    }
+
+    /// Whether the format stores an alpha channel (others are flattened onto `background`).
+    public var supportsAlpha: Bool {
+        self != .jpeg
+    }
+
+    /// Whether this build of thumbgen can write the format yet.
+    public var isWritable: Bool {
+        switch self {
+        case .jpeg, .png, .webp, .avif: return true
+        case .jxl, .gif, .tiff: return false
+        }
+    }
+
+    /// The format named by a file extension (`jpg`, `jpeg`, `png`, ...), if any.
+    public init?(fileExtension: String) {
+        switch fileExtension.lowercased() {
+        case "jpg", "jpeg", "jpe": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        case "avif": self = .avif
+        case "jxl": self = .jxl
+        case "gif": self = .gif
+        case "tif", "tiff": self = .tiff
+        default: return nil
+        }
+    }
+
+    /// The format a libvips loader reads (`jpegload` → jpeg), if thumbgen can name it.
+    init?(loader: String) {
+        let name = loader.replacingOccurrences(of: "load", with: "")
+            .replacingOccurrences(of: "_source", with: "")
+            .replacingOccurrences(of: "_buffer", with: "")
+        switch name {
+        case "jpeg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        case "heif": self = .avif
+        case "jxl": self = .jxl
+        case "gif": self = .gif
+        case "tiff": self = .tiff
+        default: return nil
+        }
+    }
+}
+
+/// The `format` column: a concrete format, or `auto` (decided per row when the source is known).
+public enum FormatChoice: Sendable, Hashable, Codable {
+    case auto
+    case fixed(OutputFormat)
+}

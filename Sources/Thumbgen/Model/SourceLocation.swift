@@ -1,0 +1,28 @@
+import Foundation
+
+/// Where a row's source image lives.
+public enum SourceLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A local file, as an absolute, standardised path.
+    case file(String)
+    /// An `http` or `https` URL.
+    case remote(URL)
+
+    /// The path or URL as text.
+    public var description: String {
+        switch self {
+        case .file(let path): return path
+        case .remote(let url): return url.absoluteString
+        }
+    }
+
+    /// The source's file name without its extension, for the `{name}` placeholder.
+    public var stem: String {
+        let last: String
+        switch self {
+        case .file(let path): last = (path as NSString).lastPathComponent
+        case .remote(let url): last = url.lastPathComponent
+        }
+        let stem = (last as NSString).deletingPathExtension
+        return stem.isEmpty ? "image" : stem
+    }
+}

@@ -1,0 +1,39 @@
+/// Everything about one output that changes its pixels or bytes: the recipe of a thumbnail.
+///
+/// Two rows with equal specs over the same source produce identical bytes; `identifier` is the
+/// stable text form that goes into cache keys, so every field must appear in it.
+public struct ThumbnailSpec: Sendable, Equatable, Hashable {
+    public var box: TargetBox = .unbounded
+    public var fit: Fit = .inside
+    public var gravity: Gravity = .center
+    public var crop: CropRect?
+    public var upscale = false
+    public var kernel: Kernel = .lanczos3
+    public var format: FormatChoice = .auto
+    /// 1–100, or nil for the format's default.
+    public var quality: Int?
+    public var background: RGBAColor = .white
+
+    /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.
+    public init() {}
+
+    /// A stable, canonical text form of the spec, used in cache keys; bump `recipeVersion` when
+    /// the meaning of any field's rendering changes.
+    public var identifier: String {
+        let formatText: String
+        switch format {
+        case .auto: formatText = "auto"
+        case .fixed(let f): formatText = f.rawValue
+        }
+        let cropText = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
+        return [
+            "v\(Self.recipeVersion)", "box=\(box)", "fit=\(fit.rawValue)",
+            "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
+            "kernel=\(kernel.rawValue)", "format=\(formatText)",
+            "q=\(quality.map(String.init) ?? "-")", "bg=\(background)",
+        ].joined(separator: ";")
+    }
+
+    /// The version of thumbgen's rendering recipe; part of every output's cache key.
+    public static let recipeVersion = 1
+}
