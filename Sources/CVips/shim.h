@@ -13,6 +13,14 @@
 /// VIPS_INIT is a macro; Swift needs a function.
 static inline int tg_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
+/// libvips reports recoverable trouble (a bad tile, a short read) with g_warning; thumbgen
+/// reports failures per row instead, so the warnings are silenced unless asked for.
+static inline void tg_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message,
+                                 gpointer data) {}
+static inline void tg_silence_warnings(void) {
+    g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING, tg_ignore_log, NULL);
+}
+
 // MARK: - Loading
 
 /// Opens any enabled format; `access` and `fail_on` are VipsAccess and VipsFailOn.

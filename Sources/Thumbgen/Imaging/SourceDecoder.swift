@@ -9,35 +9,48 @@ struct SourceDecoder: Sendable {
     /// recoverable warnings that many real-world files carry.
     var failOn: VipsFailOn = VIPS_FAIL_ON_TRUNCATED
 
-    /// Reads a file's header only.
-    func header(path: String) throws(ImagingError) -> ImageHeader {
-        try header(of: open(path: path))
+    /// A file opened far enough to read its header; no pixels are decoded yet.
+    struct OpenedSource: @unchecked Sendable {
+        let path: String
+        let image: VipsImageRef
+        let header: ImageHeader
     }
 
-    /// Opens `path` reduced as far as `requiredScale` allows, and upright.
-    func decode(path: String, requiredScale: Double) throws(ImagingError) -> DecodedImage {
-        let probe = try open(path: path)
-        let header = try header(of: probe)
-        var image = probe
+    /// Reads a file's header, sniffing its format by content.
+    func open(path: String) throws(ImagingError) -> OpenedSource {
+        let image = try openImage(path: path)
+        return OpenedSource(path: path, image: image, header: header(of: image))
+    }
+
+    /// Decodes `source` reduced as far as `requiredScale` allows, and upright.
+    func decode(_ source: OpenedSource, requiredScale: Double) throws(ImagingError) -> DecodedImage {
+        let path = source.path, header = source.header
+        // Turning or flipping reads rows out of order, which a sequential load cannot serve.
+        let access = header.orientation == 1 ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM
+        let accessCode = Int32(access.rawValue), failCode = Int32(failOn.rawValue)
+        var image = source.image
         switch header.loader {
         case "jpegload":
             let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale)
-            if factor > 1 {
+            if factor > 1 || access != VIPS_ACCESS_SEQUENTIAL {
                 image = try VipsImageRef.make("jpegload") {
-                    tg_jpegload_shrink(path, $0, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
-                                       Int32(failOn.rawValue), Int32(factor))
+                    tg_jpegload_shrink(path, $0, accessCode, failCode, Int32(factor))
                 }
             }
         case "webpload":
             let scale = ShrinkOnLoad.webpScale(requiredScale: requiredScale)
-            if scale < 1 {
+            if scale < 1 || access != VIPS_ACCESS_SEQUENTIAL {
                 image = try VipsImageRef.make("webpload") {
-                    tg_webpload_scale(path, $0, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
-                                      Int32(failOn.rawValue), scale)
+                    tg_webpload_scale(path, $0, accessCode, failCode, scale)
                 }
             }
         default:
-            break
+            if access != VIPS_ACCESS_SEQUENTIAL {
+                guard let pointer = tg_load_file(path, accessCode, failCode) else {
+                    throw .libvips(operation: "load", message: VipsErrorBuffer.take())
+                }
+                image = VipsImageRef(owning: pointer)
+            }
         }
         if header.orientation != 1 {
             image = try image.autorotated()
@@ -45,7 +58,7 @@ struct SourceDecoder: Sendable {
         return DecodedImage(image: image, header: header)
     }
 
-    private func open(path: String) throws(ImagingError) -> VipsImageRef {
+    private func openImage(path: String) throws(ImagingError) -> VipsImageRef {
         guard vips_foreign_find_load(path) != nil else {
             vips_error_clear()
             throw .unsupportedFormat(path: path)
@@ -57,7 +70,7 @@ struct SourceDecoder: Sendable {
         return VipsImageRef(owning: pointer)
     }
 
-    private func header(of image: VipsImageRef) throws(ImagingError) -> ImageHeader {
+    private func header(of image: VipsImageRef) -> ImageHeader {
         let orientation = (1...8).contains(image.orientation) ? image.orientation : 1
         let swapped = orientation >= 5
         return ImageHeader(

@@ -21,6 +21,9 @@ public enum VipsRuntime {
             return .failure(.libvips(operation: "vips_init", message: VipsErrorBuffer.take()))
         }
         vips_cache_set_max(0)
+        if ProcessInfo.processInfo.environment["THUMBGEN_VIPS_WARNINGS"] == nil {
+            tg_silence_warnings()
+        }
         vips_operation_block_set("VipsForeignLoad", 1)
         for loader in enabledLoaders { vips_operation_block_set(loader, 0) }
         return .success(())

@@ -49,10 +49,11 @@ public struct RowError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// `row 7, column fit: 'squash' is not ...`.
-    public var description: String {
-        var text = "row \(row)"
-        if let column { text += ", column \(column)" }
-        text += ": "
+    public var description: String { "row \(row)" + (column == nil ? ": " : ", ") + detail }
+
+    /// The description without the row: `column fit: 'squash' is not ...`.
+    public var detail: String {
+        var text = column.map { "column \($0): " } ?? ""
         if let value { text += "'\(value)' " }
         return text + reason
     }

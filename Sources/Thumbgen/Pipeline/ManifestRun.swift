@@ -1,0 +1,28 @@
+import Foundation
+
+/// Feeds a manifest through a pipeline: every record becomes a job or a failed row.
+public enum ManifestRun {
+    /// Reads `reader` to the end (or until the pipeline is cancelled), submitting each valid
+    /// row and rejecting each bad one, then waits for every row to finish. A manifest-wide
+    /// error is thrown after the rows read before it have finished.
+    public static func run(_ reader: ManifestReader, parser: RowParser,
+                           pipeline: Pipeline) throws(ManifestError) {
+        defer { pipeline.waitUntilFinished() }
+        while !pipeline.isCancelled, let entry = try reader.next() {
+            switch entry {
+            case .failure(let error):
+                pipeline.reject(.failed(row: error.row, id: String(error.row), src: "",
+                                        ThumbnailFailure(error)))
+            case .success(let record):
+                switch parser.parse(record) {
+                case .success(let request):
+                    pipeline.submit(request)
+                case .failure(let error):
+                    pipeline.reject(.failed(
+                        row: record.line, id: record.values[.id] ?? String(record.line),
+                        src: record.values[.src] ?? "", ThumbnailFailure(error)))
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// One output's crop, resample and encode, from its source's decoded image. This is where the
+/// CPU time goes: libvips evaluates the whole lazy chain during the encode.
+final class RenderOperation: Operation, @unchecked Sendable {
+    /// The encoded output.
+    struct Encoded: Sendable {
+        var data: Data
+        var width: Int
+        var height: Int
+        var format: OutputFormat
+        var sha256: String
+    }
+
+    private let job: Job
+    private let decode: DecodeOperation
+    private let renderer = ThumbnailRenderer()
+    private let encoder = ImageEncoder()
+    private let state = Mutex<(image: VipsImageRef?, encoded: Encoded?)>((nil, nil))
+
+    /// The encoded output, once the operation has succeeded.
+    var encoded: Encoded? { state.withLock { $0.encoded } }
+
+    init(job: Job, decode: DecodeOperation) {
+        self.job = job
+        self.decode = decode
+        super.init()
+        addDependency(decode)
+    }
+
+    /// Cancels the operation and stops an encode in progress at once.
+    override func cancel() {
+        super.cancel()
+        state.withLock { $0.image }?.kill()
+    }
+
+    override func main() {
+        defer { VipsRuntime.releaseThreadResources() }
+        guard !isCancelled, !job.isFinished else { return }
+        if let started = decode.started { job.record(\.decode, since: started) }
+        let request = job.request
+        switch decode.result {
+        case nil:
+            return job.fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
+        case .failure(let failure):
+            return job.fail(failure)
+        case .success(let decoded):
+            let start = ContinuousClock.now
+            defer { job.record(\.render, since: start) }
+            let format = FormatResolver.resolve(request.spec.format, outTemplate: request.outTemplate,
+                                                source: decoded.header.format)
+            guard format.isWritable else {
+                return job.fail(ThumbnailFailure(
+                    .notSupported, "\(request.sourceText): writing \(format.rawValue) is not supported yet"))
+            }
+            do {
+                let image = try renderer.render(decoded, spec: request.spec, format: format)
+                state.withLock { $0.image = image }
+                if isCancelled { image.kill() }
+                let data = try encoder.encode(image, as: format, quality: request.spec.quality)
+                state.withLock { $0.image = nil }
+                let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+                state.withLock {
+                    $0.encoded = Encoded(data: data, width: image.width, height: image.height,
+                                         format: format, sha256: digest)
+                }
+            } catch {
+                state.withLock { $0.image = nil }
+                let failure = isCancelled
+                    ? ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled")
+                    : ThumbnailFailure.imaging(error, src: request.sourceText, stage: .encodeFailed)
+                job.fail(failure)
+            }
+        }
+    }
+}
+
+/// Decides `format=auto`: the `out` template's extension, else the source's format where
+/// thumbgen can write it, else JPEG.
+enum FormatResolver {
+    static func resolve(_ choice: FormatChoice, outTemplate: String, source: OutputFormat?) -> OutputFormat {
+        if case .fixed(let format) = choice { return format }
+        let ext = (outTemplate as NSString).pathExtension
+        if !ext.contains("{"), let format = OutputFormat(fileExtension: ext) { return format }
+        if let source, source.isWritable { return source }
+        return .jpeg
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Synchronization
+
+/// Turns thumbnail requests into files: the library's front door.
+///
+/// The stage graph, per source and per output:
+///
+///     submit(row) ─► [admission gate] ─► SourceTask (shared by rows naming the same source)
+///                                           └─ DecodeOperation ─┬─► RenderOperation ─► WriteOperation   (row 1)
+///                                              (decodeQueue)    └─► RenderOperation ─► WriteOperation   (row 2)
+///                                                                   (renderQueue)      (writeQueue)
+///
+/// Each stage is an `Operation` chained by dependencies on a queue sized for its resource
+/// (CPU work to the cores, writes to a few). A row's priority sets the `queuePriority` of its
+/// operations; a shared decode takes the highest of its rows'. The gate bounds the rows in
+/// flight, so the reader blocks instead of memory growing. Every submitted row ends with
+/// exactly one `RowResult`, delivered to `onResult`.
+public final class Pipeline: Sendable {
+    /// How the pipeline runs.
+    public let configuration: PipelineConfiguration
+    private let writer: AtomicFileWriter
+    private let decodeQueue = OperationQueue()
+    private let renderQueue = OperationQueue()
+    private let writeQueue = OperationQueue()
+    private let gate: AdmissionGate
+    private let registry = SourceRegistry()
+    private let decoder = SourceDecoder()
+    private let onResult: @Sendable (RowResult) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var cancelled = false
+        var active: [ObjectIdentifier: Job] = [:]
+        var batch: [(Operation, OperationQueue)] = []
+    }
+
+    /// Rows queued before their operations are handed to the queues together, so that rows
+    /// naming the same source a few lines apart still share one decode.
+    private static let batchSize = 16
+
+    /// A pipeline writing under `configuration.outputDirectory`; results go to `onResult`,
+    /// from any thread. Throws when libvips cannot start or the output folder is unusable.
+    public init(configuration: PipelineConfiguration,
+                onResult: @escaping @Sendable (RowResult) -> Void) throws {
+        try VipsRuntime.start()
+        VipsRuntime.setThreadsPerImage(configuration.threadsPerImage)
+        self.configuration = configuration
+        self.writer = try AtomicFileWriter(root: configuration.outputDirectory)
+        self.gate = AdmissionGate(limit: configuration.maxPendingRows)
+        self.onResult = onResult
+        decodeQueue.name = "thumbgen.decode"
+        decodeQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
+        renderQueue.name = "thumbgen.render"
+        renderQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
+        writeQueue.name = "thumbgen.write"
+        writeQueue.maxConcurrentOperationCount = configuration.writeConcurrency
+    }
+
+    /// Whether `cancel()` has been called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
+    public func submit(_ request: ThumbnailRequest) {
+        if !gate.tryEnter() {
+            flush()
+            gate.enter()
+        }
+        let job = Job(request: request) { [weak self] job, result in
+            guard let self else { return }
+            self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
+            self.gate.leave()
+            self.onResult(result)
+        }
+        if case .remote = request.source {
+            return job.fail(ThumbnailFailure(
+                .notSupported, "\(request.sourceText): http(s) sources are not supported yet"))
+        }
+        let (task, isNew) = registry.task(for: job, decoder: decoder)
+        let render = RenderOperation(job: job, decode: task.decode)
+        let write = WriteOperation(job: job, render: render, writer: writer)
+        render.queuePriority = request.priority.queuePriority
+        write.queuePriority = request.priority.queuePriority
+        job.own([render, write], sharing: task)
+        if isNew {
+            task.decode.onStart = { [registry] in registry.remove($0) }
+        }
+        let (cancelled, batchFull) = state.withLock { state in
+            guard !state.cancelled else { return (true, false) }
+            state.active[ObjectIdentifier(job)] = job
+            if isNew { state.batch.append((task.decode, decodeQueue)) }
+            state.batch.append((render, renderQueue))
+            state.batch.append((write, writeQueue))
+            return (false, state.batch.count >= Self.batchSize * 2)
+        }
+        if cancelled { return job.cancel() }
+        if batchFull { flush() }
+    }
+
+    /// Reports a row that failed before it could become a job (a bad row in the manifest).
+    public func reject(_ result: RowResult) {
+        onResult(result)
+    }
+
+    /// Hands every queued operation to its queue.
+    public func flush() {
+        let batch = state.withLock { state in
+            defer { state.batch = [] }
+            return state.batch
+        }
+        for (operation, queue) in batch { queue.addOperation(operation) }
+    }
+
+    /// Waits until every submitted row has its result.
+    public func waitUntilFinished() {
+        flush()
+        decodeQueue.waitUntilAllOperationsAreFinished()
+        renderQueue.waitUntilAllOperationsAreFinished()
+        writeQueue.waitUntilAllOperationsAreFinished()
+    }
+
+    /// Cancels every row in flight (encodes stop at once; they end as `cancelled`) and refuses
+    /// rows submitted later.
+    public func cancel() {
+        let jobs = state.withLock { state in
+            state.cancelled = true
+            return Array(state.active.values)
+        }
+        jobs.forEach { $0.cancel() }
+        decodeQueue.cancelAllOperations()
+        renderQueue.cancelAllOperations()
+        writeQueue.cancelAllOperations()
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// How a `Pipeline` runs: where outputs go, and how wide each stage's queue is.
+public struct PipelineConfiguration: Sendable {
+    /// The folder every output is written under (`--out`).
+    public var outputDirectory: URL
+    /// Images processed at once (decode, render, encode); defaults to the number of cores.
+    public var cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
+    /// Files written at once.
+    public var writeConcurrency: Int = 4
+    /// libvips worker threads per image; one, because parallelism across images beats many
+    /// threads on one image when there are many images.
+    public var threadsPerImage: Int = 1
+    /// Rows admitted but not finished, at most; the reader waits beyond it, which bounds memory.
+    public var maxPendingRows: Int
+
+    /// A configuration writing under `outputDirectory` with defaults sized to this machine.
+    public init(outputDirectory: URL) {
+        self.outputDirectory = outputDirectory
+        self.maxPendingRows = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// The shared front of the chain for one source: every job that names the source while the
+/// task is open waits on the same decode.
+///
+/// The task is open until its decode starts; jobs that arrive later get a new task. The decode
+/// takes the highest priority of its jobs, and is cancelled only when every job has left.
+final class SourceTask: Sendable {
+    /// Where the source is.
+    let source: SourceLocation
+    /// The operation that opens the source; the jobs' renders depend on it.
+    let decode: DecodeOperation
+    private let state = Mutex(State())
+
+    private struct State {
+        var jobs: [Job] = []
+        var open = true
+        var departed = 0
+    }
+
+    /// A task for `source`, decoding with `decoder`.
+    init(source: SourceLocation, decoder: SourceDecoder) {
+        self.source = source
+        self.decode = DecodeOperation(source: source, decoder: decoder)
+        decode.task = self
+    }
+
+    /// Adds `job` if the decode has not started; false if the task is closed.
+    func attach(_ job: Job) -> Bool {
+        state.withLock { state in
+            guard state.open else { return false }
+            state.jobs.append(job)
+            let highest = state.jobs.map(\.request.priority).max() ?? .normal
+            decode.queuePriority = highest.queuePriority
+            return true
+        }
+    }
+
+    /// Closes the task to new jobs and returns the jobs the decode serves.
+    func close() -> [Job] {
+        state.withLock { state in
+            state.open = false
+            return state.jobs
+        }
+    }
+
+    /// A job no longer needs the source (finished or cancelled); the last one to leave before
+    /// the decode has run cancels it.
+    func detach() {
+        let everyoneLeft = state.withLock { state in
+            state.departed += 1
+            return state.departed == state.jobs.count
+        }
+        if everyoneLeft { decode.cancel() }
+    }
+}

@@ -1,0 +1,59 @@
+/// Stable error codes for failed rows; scripts may rely on them (documented in README.md).
+public enum ErrorCode: String, Sendable, Codable, CaseIterable {
+    /// A cell's value is missing or malformed.
+    case invalidRow = "invalid_row"
+    /// The source file does not exist.
+    case sourceNotFound = "source_not_found"
+    /// The source exists but cannot be read (permissions, a folder, ...).
+    case sourceUnreadable = "source_unreadable"
+    /// The source is not in an enabled image format.
+    case unsupportedFormat = "unsupported_format"
+    /// The source is an image but its data is broken (truncated, corrupt).
+    case decodeFailed = "decode_failed"
+    /// The output could not be encoded.
+    case encodeFailed = "encode_failed"
+    /// The output path would leave `--out`.
+    case outputEscapes = "output_escapes"
+    /// The output could not be written.
+    case writeFailed = "write_failed"
+    /// The row asks for something this version cannot do yet.
+    case notSupported = "not_supported"
+    /// The run was interrupted before the row finished.
+    case cancelled
+}
+
+/// Why one row failed: a code for scripts and a message for people that names the source.
+public struct ThumbnailFailure: Error, Sendable, Equatable {
+    public var code: ErrorCode
+    public var message: String
+
+    /// Makes a failure.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// The failure for a row the manifest parser refused.
+    init(_ error: RowError) {
+        self.init(.invalidRow, error.detail)
+    }
+
+    /// Classifies a libvips failure while rendering `src`: errors raised by a loader (they
+    /// surface during the encode, because libvips decodes lazily) are decode failures.
+    static func imaging(_ error: ImagingError, src: String, stage: ErrorCode) -> ThumbnailFailure {
+        switch error {
+        case .cancelled:
+            return ThumbnailFailure(.cancelled, "\(src): cancelled")
+        case .unsupportedFormat:
+            return ThumbnailFailure(.unsupportedFormat, "\(src): not a JPEG, PNG, WebP, GIF, TIFF, "
+                                    + "HEIF/AVIF or JPEG XL image")
+        case .libvips(let operation, let message):
+            let loaderWords = ["load", "VipsJpeg", "jpeg", "png", "webp", "gif", "tiff", "heif",
+                               "jxl", "spng", "truncated", "Premature end", "VipsForeignLoad"]
+            let fromLoader = loaderWords.contains { message.localizedCaseInsensitiveContains($0) }
+                && !message.contains("save")
+            let code: ErrorCode = stage == .encodeFailed && fromLoader ? .decodeFailed : stage
+            return ThumbnailFailure(code, "\(src): \(operation): \(message)")
+        }
+    }
+}

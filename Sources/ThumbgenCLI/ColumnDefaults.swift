@@ -1,0 +1,68 @@
+import ArgumentParser
+import Thumbgen
+
+/// Flags that give a default to a manifest column; a row's own value wins over them.
+struct ColumnDefaults: ParsableArguments {
+    @Option(help: "Default target box, as WxH, W or xH in pixels (column `size`).")
+    var size: String?
+
+    @Option(help: "Default target width in pixels (column `width`).")
+    var width: Int?
+
+    @Option(help: "Default target height in pixels (column `height`).")
+    var height: Int?
+
+    @Option(help: "Default fit: inside, cover, contain, fill or none (column `fit`).")
+    var fit: String?
+
+    @Option(help: "Default gravity for cropping and padding, such as center or top-left (column `gravity`).")
+    var gravity: String?
+
+    @Option(help: "Default crop before scaling, as x,y,w,h fractions of the source (column `crop`).")
+    var crop: String?
+
+    @Flag(help: "Let sources smaller than the box grow (column `upscale`).")
+    var upscale = false
+
+    @Option(help: "Default resampling kernel: nearest, linear, cubic, mitchell, lanczos2 or lanczos3 (column `kernel`).")
+    var kernel: String?
+
+    @Option(help: "Default output format: auto, jpeg, png, webp or avif (column `format`).")
+    var format: String?
+
+    @Option(help: "Default quality from 1 to 100 (column `quality`); each format has its own default.")
+    var quality: Int?
+
+    @Option(help: "Default background, #rrggbb or #rrggbbaa, for padding and flattening (column `background`).")
+    var background: String?
+
+    @Option(help: "Default priority: very-low, low, normal, high or very-high (column `priority`).")
+    var priority: String?
+
+    /// The defaults as the text a manifest cell would hold, by column.
+    var values: [ManifestColumn: String] {
+        var values: [ManifestColumn: String] = [:]
+        values[.size] = size
+        values[.width] = width.map(String.init)
+        values[.height] = height.map(String.init)
+        values[.fit] = fit
+        values[.gravity] = gravity
+        values[.crop] = crop
+        values[.upscale] = upscale ? "true" : nil
+        values[.kernel] = kernel
+        values[.format] = format
+        values[.quality] = quality.map(String.init)
+        values[.background] = background
+        values[.priority] = priority
+        return values
+    }
+
+    /// Rejects a bad default before any work, naming the flag and what it accepts.
+    func validate() throws {
+        let probe = ManifestRecord(line: 0, values: [.src: "probe.jpg"])
+        if case .failure(let error) = RowParser(defaults: values, baseDirectory: "/").parse(probe) {
+            let flag = error.column.map { "--\($0)" } ?? "a default"
+            throw ValidationError("\(flag) \(error.value.map { "'\($0)' " } ?? "")\(error.reason)")
+        }
+    }
+}

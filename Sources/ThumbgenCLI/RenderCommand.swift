@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import Thumbgen
+
+/// `thumbgen MANIFEST --out DIR`: makes every output the manifest lists.
+struct RenderCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Make the thumbnails a manifest lists (the default command).")
+
+    /// What a failed row does to the exit status.
+    enum FailOn: String, ExpressibleByArgument, CaseIterable {
+        case error, never
+    }
+
+    @Argument(help: "The manifest: a CSV file with a header row, a .jsonl/.ndjson file, or - for standard input.")
+    var manifest: String
+
+    @Option(name: .long, help: "The folder outputs are written under; created if missing.")
+    var out: String
+
+    @Option(help: "Write a JSON report with one record per row to this file.")
+    var report: String?
+
+    @Option(help: "Images processed at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(help: "Exit with status 1 when a row fails (error), or 0 all the same (never).")
+    var failOn: FailOn = .error
+
+    @Flag(help: "Read standard input as JSON Lines rather than CSV.")
+    var jsonLines = false
+
+    @Flag(name: .shortAndLong, help: "Print only errors.")
+    var quiet = false
+
+    @OptionGroup(title: "Column defaults")
+    var defaults: ColumnDefaults
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+    }
+
+    func run() throws {
+        let started = ContinuousClock.now
+        let reader: ManifestReader
+        do {
+            reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil)
+        } catch {
+            throw fail(error.description, ExitStatus.unusable)
+        }
+        var configuration = PipelineConfiguration(outputDirectory: URL(fileURLWithPath: out))
+        if let jobs { configuration.cpuConcurrency = jobs }
+        let quiet = self.quiet
+        let collector = ResultCollector { result in
+            if !quiet, result.status == .failed, let error = result.error {
+                printError("row \(result.row): \(error.message)")
+            }
+        }
+        let pipeline: Pipeline
+        do {
+            pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
+        } catch let error as AtomicFileWriter.Failure {
+            throw fail(error.description, ExitStatus.unwritable)
+        } catch {
+            throw fail("\(error)", ExitStatus.unusable)
+        }
+        let trap = SignalTrap { pipeline.cancel() }
+        let parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
+
+        var manifestError: ManifestError?
+        do {
+            try ManifestRun.run(reader, parser: parser, pipeline: pipeline)
+        } catch {
+            manifestError = error
+        }
+
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let runReport = RunReport(rows: collector.all, seconds: seconds)
+        if let report {
+            do {
+                try runReport.jsonData().write(to: URL(fileURLWithPath: report), options: .atomic)
+            } catch {
+                throw fail("\(report): cannot write the report", ExitStatus.unwritable)
+            }
+        }
+        if !quiet { printError(runReport.summaryLine) }
+
+        switch trap.receivedSignal {
+        case SIGINT: throw ExitStatus.interrupted
+        case SIGTERM: throw ExitStatus.terminated
+        default: break
+        }
+        if let manifestError { throw fail(manifestError.description, ExitStatus.unusable) }
+        if runReport.summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
+    }
+
+    private func fail(_ message: String, _ status: ExitCode) -> ExitCode {
+        printError(message)
+        return status
+    }
+}
+
+/// Writes one `thumbgen: ...` line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("thumbgen: \(message)\n".utf8))
+}

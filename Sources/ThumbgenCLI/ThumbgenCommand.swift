@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import Thumbgen
+
+/// `thumbgen`: the command-line front of the Thumbgen library.
+@main
+struct ThumbgenCommand: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "thumbgen",
+        abstract: "Turn a manifest of images into thumbnails, fast.",
+        discussion: """
+            Reads a CSV (or JSON Lines) manifest with one row per output and writes the \
+            thumbnails under --out. Columns: \(ManifestColumn.knownNames). See README.md.
+            """,
+        version: version,
+        subcommands: [RenderCommand.self],
+        defaultSubcommand: RenderCommand.self)
+
+    /// Parses and runs the command, mapping argument errors to exit status 2 (the parser's
+    /// own default is 64, but DESIGN.md promises 2 for an unusable command line).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.unusable.rawValue)
+            }
+            exit(withError: error)
+        }
+    }
+}
