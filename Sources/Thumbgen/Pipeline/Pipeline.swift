@@ -32,6 +32,7 @@ public final class Pipeline: Sendable {
         var cancelled = false
         var active: [ObjectIdentifier: Job] = [:]
         var batch: [(Operation, OperationQueue)] = []
+        var decodes = 0
     }
 
     /// Rows queued before their operations are handed to the queues together, so that rows
@@ -55,6 +56,9 @@ public final class Pipeline: Sendable {
         writeQueue.name = "thumbgen.write"
         writeQueue.maxConcurrentOperationCount = configuration.writeConcurrency
     }
+
+    /// How many source decodes the pipeline has started (rows sharing a source share one).
+    public var decodeCount: Int { state.withLock { $0.decodes } }
 
     /// Whether `cancel()` has been called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
@@ -87,7 +91,10 @@ public final class Pipeline: Sendable {
         let (cancelled, batchFull) = state.withLock { state in
             guard !state.cancelled else { return (true, false) }
             state.active[ObjectIdentifier(job)] = job
-            if isNew { state.batch.append((task.decode, decodeQueue)) }
+            if isNew {
+                state.batch.append((task.decode, decodeQueue))
+                state.decodes += 1
+            }
             state.batch.append((render, renderQueue))
             state.batch.append((write, writeQueue))
             return (false, state.batch.count >= Self.batchSize * 2)
