@@ -74,7 +74,8 @@ def collect_sources(packages):
                 skipped[path.suffix.lower() or "(no suffix)"] += 1
                 continue
             raster += 1
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            with open(path, "rb") as f:
+                digest = hashlib.file_digest(f, "sha256").hexdigest()
             if digest in by_digest:
                 duplicates += 1
                 continue
@@ -250,7 +251,7 @@ class Run:
     round: int
     wall: float = 0.0
     cpu: float = 0.0
-    rss_max_kib: int = 0
+    rss_max_kib: int = 0   # KiB
     rss_sum_kib: int = 0
     processes: int = 0
     exit_codes: list = field(default_factory=list)
@@ -262,23 +263,32 @@ class Run:
         return any(code != 0 for code in self.exit_codes)
 
 
+TIME_FORMAT = "%e %U %S %M"  # GNU time: wall s, user s, system s, peak RSS KiB
+
+
 def timed_run(run, commands, logdir):
-    """Starts all `commands` at once, reaps each with wait4, fills in run's times and RSS."""
-    procs = []
+    """Starts all `commands` at once, each under /usr/bin/time, and fills in run's figures.
+
+    GNU time (not wait4 here) because a child forked from this Python process would inherit
+    its resident size as the floor of ru_maxrss; forked from the small `time`, it does not."""
+    procs, timings = [], []
     start = time.perf_counter()
     for i, command in enumerate(commands):
         stem = logdir / f"{run.contender}-r{run.round}-p{i}"
+        timings.append(Path(f"{stem}.time"))
         with open(f"{stem}.out", "wb") as out, open(f"{stem}.err", "wb") as err:
-            procs.append(subprocess.Popen(command, stdout=out, stderr=err, stdin=subprocess.DEVNULL))
-    for proc in procs:
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        run.exit_codes.append(proc.returncode)
-        run.cpu += usage.ru_utime + usage.ru_stime
-        run.rss_max_kib = max(run.rss_max_kib, usage.ru_maxrss)  # KiB on Linux
-        run.rss_sum_kib += usage.ru_maxrss
+            procs.append(subprocess.Popen(
+                ["/usr/bin/time", "-f", TIME_FORMAT, "-o", str(timings[-1]), *command],
+                stdout=out, stderr=err, stdin=subprocess.DEVNULL))
+    run.exit_codes = [proc.wait() for proc in procs]
     run.wall = time.perf_counter() - start
     run.processes = len(procs)
+    for timing in timings:
+        # The figures are the last line; a "Command exited with non-zero status" may precede.
+        _, user, system, rss_kib = timing.read_text().split()[-4:]
+        run.cpu += float(user) + float(system)
+        run.rss_max_kib = max(run.rss_max_kib, int(rss_kib))
+        run.rss_sum_kib += int(rss_kib)
 
 
 def jpeg_dimensions(path):
@@ -327,6 +337,14 @@ def log_tail(logdir, run, lines=8):
 # Report
 
 
+def print_load(when):
+    """The load average, with a warning when other work competes for the CPUs."""
+    load = os.getloadavg()[0]
+    busy = load > 0.5 * (os.cpu_count() or 1)
+    print(f"load average {when} the rounds: {load:.2f}"
+          + ("  (busy machine: wall times will be noisy; cpu_s is steadier)" if busy else ""))
+
+
 def median(runs, attribute):
     return statistics.median(getattr(r, attribute) for r in runs)
 
@@ -336,7 +354,8 @@ def print_table(runs_by_contender, expected):
     base_wall = median(base, "wall") if base else None
     base_rss = median(base, "rss_max_kib") if base else None
     header = (f"{'contender':<14} {'procs':>5} {'wall_s':>7} {'cpu_s':>7} {'peak_rss_MB':>11} "
-              f"{'sum_rss_MB':>10} {'outputs':>7} {'wall/pyvips':>11} {'rss/pyvips':>10}")
+              f"{'sum_rss_MB':>10} {'outputs':>7} {'wall/pyvips':>11} {'rss/pyvips':>10} "
+              f"{'wall_range':>12}")
     print(header)
     print("-" * len(header))
     for name, runs in runs_by_contender.items():
@@ -347,10 +366,12 @@ def print_table(runs_by_contender, expected):
         mark = "" if outputs == expected and not any(r.failed for r in runs) else " !"
         print(f"{name:<14} {runs[0].processes:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
               f"{rss / 1024:>11.1f} {median(runs, 'rss_sum_kib') / 1024:>10.1f} "
-              f"{outputs:>7} {ratio_wall:>11} {ratio_rss:>10}{mark}")
+              f"{outputs:>7} {ratio_wall:>11} {ratio_rss:>10} "
+              f"{min(r.wall for r in runs):>5.2f}-{max(r.wall for r in runs):<6.2f}{mark}")
     print(f"(medians of {len(next(iter(runs_by_contender.values())))} rounds; peak_rss_MB = the "
           f"largest single process, sum_rss_MB = sum of the processes' peaks; MB = MiB; outputs = "
-          f"fewest valid JPEGs in any round, expected {expected}; '!' = a failure or a short count)")
+          f"fewest valid JPEGs in any round, expected {expected}; wall_range = fastest-slowest "
+          f"round; '!' = a failure or a short count)")
 
 
 def run_benchmark(args):
@@ -379,6 +400,7 @@ def run_benchmark(args):
     if args.thumbgen:
         print(f"thumbgen: {args.thumbgen}")
     warm_page_cache(sources)
+    print_load("before")
 
     logdir = bench_dir / "logs"
     logdir.mkdir(exist_ok=True)
@@ -404,6 +426,7 @@ def run_benchmark(args):
                     print(f"    unexpected files: {', '.join(run.strays[:5])}"
                           + (" ..." if len(run.strays) > 5 else ""))
                 print(log_tail(logdir, run) or "    (no stderr)")
+    print_load("after")
     print()
     print(f"input: {len(sources)} files, {sum(s.size for s in sources):,} bytes; "
           f"{SIZE}x{SIZE} inside, JPEG q{QUALITY}; {os.cpu_count()} CPUs")

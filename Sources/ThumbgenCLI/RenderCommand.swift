@@ -25,6 +25,9 @@ struct RenderCommand: ParsableCommand {
     @Option(help: "Images processed at once (default: the number of cores).")
     var jobs: Int?
 
+    @Option(help: "libvips worker threads per image (default: 1; more helps when a few huge images dominate).")
+    var threadsPerImage: Int?
+
     @Option(help: "Exit with status 1 when a row fails (error), or 0 all the same (never).")
     var failOn: FailOn = .error
 
@@ -39,6 +42,9 @@ struct RenderCommand: ParsableCommand {
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let threadsPerImage, threadsPerImage < 1 {
+            throw ValidationError("--threads-per-image must be at least 1")
+        }
     }
 
     func run() throws {
@@ -51,6 +57,7 @@ struct RenderCommand: ParsableCommand {
         }
         var configuration = PipelineConfiguration(outputDirectory: URL(fileURLWithPath: out))
         if let jobs { configuration.cpuConcurrency = jobs }
+        if let threadsPerImage { configuration.threadsPerImage = threadsPerImage }
         let quiet = self.quiet
         let collector = ResultCollector { result in
             if !quiet, result.status == .failed, let error = result.error {

@@ -43,15 +43,20 @@ final class Job: Sendable {
 
     /// Ends the job with `result` (the first call wins) and reports it.
     func finish(_ result: RowResult) {
-        let (first, task): (RowResult?, SourceTask?) = state.withLock { state in
-            guard state.result == nil else { return (nil, nil) }
+        let (first, task, operations): (RowResult?, SourceTask?, [Operation]) = state.withLock { state in
+            guard state.result == nil else { return (nil, nil, []) }
             var result = result
             if state.times != RowResult.StageTimes() { result.ms = state.times }
             state.result = result
+            // The operations hold the job; letting go of them here breaks that cycle, so that a
+            // finished row's images and bytes are freed at once.
+            let operations = state.operations
+            state.operations = []
             defer { state.sourceTask = nil }
-            return (result, state.sourceTask)
+            return (result, state.sourceTask, operations)
         }
         guard let first else { return }
+        withExtendedLifetime(operations) {}  // freed here, outside the lock
         task?.detach()
         onFinish(self, first)
     }
@@ -67,8 +72,8 @@ final class Job: Sendable {
     /// Ends the job as cancelled and cancels its own operations (an encode in progress stops at
     /// once); a shared decode is cancelled by its `SourceTask` once no job needs it.
     func cancel() {
-        fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
         let operations = state.withLock { $0.operations }
+        fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
         operations.forEach { $0.cancel() }
     }
 }

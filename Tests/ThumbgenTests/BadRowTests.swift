@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import Thumbgen
+
+/// One manifest mixing good rows with every kind of bad one: each bad row fails alone, with
+/// the right code and a message naming its source or column; the good rows are written.
+@Suite("End to end: bad rows")
+struct BadRowTests {
+    /// The rows of the mixed manifest, by line, with the code each must end with (nil: written).
+    static let rows: [(cells: [String], code: String?, mentions: String)] = [
+        (["good.png", "", ""], nil, ""),                                         // line 2
+        (["missing.png", "", ""], "source_not_found", "missing.png"),            // 3
+        (["notes.txt", "", ""], "unsupported_format", "notes.txt"),              // 4
+        (["half.jpg", "", ""], "decode_failed", "half.jpg"),                     // 5
+        (["half.png", "", ""], "decode_failed", "half.png"),                     // 6
+        (["good.png", "squash", ""], "invalid_row", "squash"),                   // 7
+        (["good.png", "", "101"], "invalid_row", "quality"),                     // 8
+        (["http://example.invalid/a.jpg", "", ""], "not_supported", "http://example.invalid/a.jpg"), // 9
+        (["empty.jpg", "", ""], "unsupported_format", "empty.jpg"),              // 10
+        (["folder", "", ""], "source_unreadable", "folder"),                     // 11
+        (["", "", ""], "invalid_row", "src"),                                    // 12 (",," is not blank)
+        (["good.jpg", "", ""], nil, ""),                                         // 13
+    ]
+
+    /// Writes the fixtures and the manifest (plus one row with too many fields, line 14).
+    static func prepare(_ space: Workspace) throws -> String {
+        let quad = RawImage.quadrants(width: 300, height: 200)
+        try space.fixture(quad, "good.png")
+        try space.fixture(quad, "good.jpg", as: .jpeg)
+        try space.folder.write(FixtureBytes.truncated(try quad.encoded(as: .jpeg)), to: "half.jpg")
+        try space.folder.write(FixtureBytes.truncated(try quad.encoded(as: .png, pngCompression: 0)),
+                               to: "half.png")
+        try space.folder.write("just some text, not a picture\n", to: "notes.txt")
+        try space.folder.write(Data(), to: "empty.jpg")
+        try FileManager.default.createDirectory(at: space.folder.file("folder"),
+                                                withIntermediateDirectories: true)
+        return CSV.manifest(["src", "fit", "quality"], rows.map(\.cells)) + "good.png,inside,80,extra\n"
+    }
+
+    @Test("Each bad row fails with its code and a message naming its source or column")
+    func mixedManifest() async throws {
+        let space = try Workspace()
+        let run = try await space.run(manifest: try Self.prepare(space), ["--width", "100"])
+        #expect(run.status == 1)
+        let report = try #require(run.report)
+        #expect(report.schema == 1)
+        #expect(report.rows.map(\.row) == Array(2...14))
+        for (line, expected) in zip(2..., Self.rows) {
+            guard let row = report.row(line) else {
+                Issue.record("no record for line \(line)")
+                continue
+            }
+            if let code = expected.code {
+                #expect(row.status == "failed" && row.error?.code == code,
+                        "line \(line): \(row.status) \(String(describing: row.error))")
+                #expect(row.error?.message.contains(expected.mentions) == true,
+                        "line \(line): '\(row.error?.message ?? "")' does not name \(expected.mentions)")
+                #expect(row.out == nil && row.sha256 == nil, "line \(line) names an output")
+                #expect(run.result.stderr.contains("thumbgen: row \(line): "), "line \(line) not on stderr")
+            } else {
+                #expect(row.status == "written", "line \(line): \(String(describing: row.error))")
+                #expect(row.width == 100)
+            }
+        }
+        let extra = try #require(report.row(14))
+        #expect(extra.error?.code == "invalid_row" && extra.error?.message.contains("4 fields") == true)
+        #expect(report.summary.rows == 13 && report.summary.written == 2 && report.summary.failed == 11)
+        #expect(report.summary.errors == ["source_not_found": 1, "unsupported_format": 2,
+                                          "decode_failed": 2, "invalid_row": 4, "not_supported": 1,
+                                          "source_unreadable": 1])
+        // Only the two good rows left files, and nothing temporary remains.
+        #expect(space.outputFiles == ["good-100x67.jpg", "good-100x67.png"])
+        #expect(run.result.stderr.contains("13 rows: 2 written, 0 unchanged, 11 failed, 0 cancelled"))
+    }
+
+    @Test("--fail-on never exits 0 even when rows fail; -q prints only the failures")
+    func failOnNever() async throws {
+        let space = try Workspace()
+        let run = try await space.run(manifest: try Self.prepare(space),
+                                      ["--width", "100", "--fail-on", "never", "-q"])
+        #expect(run.status == 0)
+        #expect(run.report?.summary.failed == 11)
+        #expect(!run.result.stderr.contains("13 rows"))
+        #expect(run.result.stderr.contains("thumbgen: row 3: "))
+    }
+
+    @Test("Truncated files from the corpora fail with decode_failed, never written grey",
+          .enabled(if: TestPaths.hasCorpora, "needs ../shared/corpora"))
+    func corporaTruncated() async throws {
+        let corpora = try #require(TestPaths.corpora)
+        let names = ["pillow/Tests/images/truncated_jpeg.jpg", "pillow/Tests/images/truncated_image.png",
+                     "wuffs/test/data/peacock.default.truncated.jpeg",
+                     "wuffs/test/data/peacock.progressive.truncated.jpeg",
+                     "wuffs/test/data/hippopotamus.regular.truncated.png"]
+        let present = names.filter {
+            FileManager.default.fileExists(atPath: corpora.appendingPathComponent($0).path)
+        }
+        try #require(!present.isEmpty, "none of the truncated corpus files is present")
+        let space = try Workspace()
+        let rows = present.map { [corpora.appendingPathComponent($0).path] }
+        let run = try await space.run(manifest: CSV.manifest(["src"], rows), ["--size", "64x64"])
+        #expect(run.status == 1)
+        for (line, name) in zip(2..., present) {
+            #expect(run.report?.row(line)?.error?.code == "decode_failed", "\(name)")
+        }
+        #expect(space.outputFiles.isEmpty)
+    }
+}

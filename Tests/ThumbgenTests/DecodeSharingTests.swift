@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// `Pipeline`, used as a library: rows naming the same source share one decode; each still
+/// gets its own output.
+@Suite("Pipeline: decode sharing")
+struct DecodeSharingTests {
+    /// A pipeline writing under a scratch folder, and the results it delivers.
+    final class Harness: Sendable {
+        let folder: TemporaryDirectory
+        let pipeline: Pipeline
+        private let collector = ResultCollector()
+
+        init() throws {
+            folder = try TemporaryDirectory("pipeline")
+            pipeline = try Pipeline(configuration: PipelineConfiguration(outputDirectory: folder.file("out")),
+                                    onResult: collector.add)
+        }
+
+        /// Every result delivered so far, in row order.
+        var results: [RowResult] { collector.all.sorted { $0.row < $1.row } }
+
+        /// A source image of `width`×`height` written as `name`.
+        func source(_ name: String, width: Int = 400, height: Int = 300) throws -> Thumbgen.SourceLocation {
+            let url = try folder.write(try RawImage.quadrants(width: width, height: height).encoded(as: .png),
+                                       to: name)
+            return .file(url.path)
+        }
+
+        /// A request for row `row`: `source` at `width` pixels wide, written as `out`.
+        func request(_ row: Int, _ source: Thumbgen.SourceLocation, width: Int, out: String) -> ThumbnailRequest {
+            var spec = ThumbnailSpec()
+            spec.box = TargetBox(width: width, height: nil)
+            return ThumbnailRequest(row: row, id: String(row), sourceText: source.description,
+                                    source: source, outTemplate: out, spec: spec)
+        }
+    }
+
+    @Test("Three rows naming one source decode it once and write three sizes")
+    func sameSource() throws {
+        let h = try Harness()
+        let source = try h.source("a.png")
+        for (row, width) in [(2, 200), (3, 100), (4, 40)] {
+            h.pipeline.submit(h.request(row, source, width: width, out: "a-{w}x{h}.png"))
+        }
+        h.pipeline.waitUntilFinished()
+        #expect(h.pipeline.decodeCount == 1)
+        let results = h.results
+        #expect(results.map(\.status) == [.written, .written, .written])
+        #expect(results.map(\.width) == [200, 100, 40])
+        #expect(results.map(\.height) == [150, 75, 30])
+        #expect(results.map(\.out) == ["a-200x150.png", "a-100x75.png", "a-40x30.png"])
+        for result in results {
+            let image = try PixelImage.load(h.folder.file("out/\(result.out ?? "")"))
+            #expect(image.width == result.width && image.height == result.height)
+            #expect(image.pixel(image.width / 4, image.height / 4, is: .red, tolerance: 4))
+        }
+    }
+
+    @Test("Rows naming different sources decode each once")
+    func differentSources() throws {
+        let h = try Harness()
+        let a = try h.source("a.png"), b = try h.source("b.png", width: 200, height: 200)
+        let c = try h.source("c.png", width: 100, height: 50)
+        h.pipeline.submit(h.request(2, a, width: 50, out: "{name}.png"))
+        h.pipeline.submit(h.request(3, b, width: 50, out: "{name}.png"))
+        h.pipeline.submit(h.request(4, c, width: 50, out: "{name}.png"))
+        h.pipeline.submit(h.request(5, a, width: 20, out: "{name}-small.png"))
+        h.pipeline.waitUntilFinished()
+        #expect(h.pipeline.decodeCount == 3)
+        let results = h.results
+        #expect(results.map(\.status) == [.written, .written, .written, .written])
+        #expect(results.map(\.height) == [38, 50, 25, 15])
+    }
+
+    @Test("A shared source that fails fails every row that names it, once")
+    func sharedFailure() throws {
+        let h = try Harness()
+        let missing = Thumbgen.SourceLocation.file(h.folder.file("missing.png").path)
+        let good = try h.source("good.png")
+        h.pipeline.submit(h.request(2, missing, width: 10, out: "m1.png"))
+        h.pipeline.submit(h.request(3, good, width: 10, out: "g.png"))
+        h.pipeline.submit(h.request(4, missing, width: 20, out: "m2.png"))
+        h.pipeline.waitUntilFinished()
+        #expect(h.pipeline.decodeCount == 2)
+        let results = h.results
+        #expect(results.map(\.row) == [2, 3, 4])
+        #expect(results.map(\.status) == [.failed, .written, .failed])
+        #expect(results[0].error?.code == .sourceNotFound && results[2].error?.code == .sourceNotFound)
+    }
+
+    @Test("ManifestRun feeds a manifest through the pipeline, bad rows rejected")
+    func manifestRun() throws {
+        let h = try Harness()
+        _ = try h.source("a.png")
+        let manifest = try h.folder.write("src,width,fit\na.png,100,\na.png,50,squash\na.png,60,\n", to: "m.csv")
+        let reader = try ManifestReader(path: manifest.path)
+        try ManifestRun.run(reader, parser: RowParser(baseDirectory: reader.baseDirectory), pipeline: h.pipeline)
+        let results = h.results
+        #expect(results.map(\.row) == [2, 3, 4])
+        #expect(results.map(\.status) == [.written, .failed, .written])
+        #expect(results[1].error?.code == .invalidRow)
+        #expect(h.pipeline.decodeCount == 1)
+    }
+
+    @Test("After cancel(), submitted rows end as cancelled and nothing is written")
+    func cancelled() throws {
+        let h = try Harness()
+        let source = try h.source("a.png")
+        h.pipeline.cancel()
+        h.pipeline.submit(h.request(2, source, width: 10, out: "x.png"))
+        h.pipeline.waitUntilFinished()
+        #expect(h.results.map(\.status) == [.cancelled])
+        #expect(h.results.first?.error?.code == .cancelled)
+        #expect(h.folder.files(under: "out").isEmpty)
+    }
+}

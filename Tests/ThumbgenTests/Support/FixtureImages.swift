@@ -1,0 +1,145 @@
+import CVips
+import Foundation
+import Thumbgen
+
+/// An 8-bit RGB or RGBA colour used to paint fixtures and to check output pixels.
+struct Colour: Equatable, Sendable, CustomStringConvertible {
+    var r: UInt8, g: UInt8, b: UInt8, a: UInt8 = 255
+
+    static let red = Colour(r: 220, g: 20, b: 20)
+    static let green = Colour(r: 20, g: 200, b: 40)
+    static let blue = Colour(r: 30, g: 40, b: 210)
+    static let yellow = Colour(r: 240, g: 220, b: 30)
+    static let magenta = Colour(r: 255, g: 0, b: 255)
+
+    var rgb: [UInt8] { [r, g, b] }
+    var description: String { "(\(r),\(g),\(b),\(a))" }
+}
+
+/// A failure while making or reading a fixture, with libvips' own error text.
+struct FixtureError: Error, CustomStringConvertible {
+    var description: String
+
+    init(_ what: String) {
+        var detail = ""
+        if let text = vips_error_buffer_copy() {
+            detail = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
+            g_free(text)
+        }
+        description = detail.isEmpty ? what : "\(what): \(detail)"
+    }
+}
+
+/// Uncompressed 8-bit pixels, row by row, `bands` values per pixel.
+struct RawImage: Sendable {
+    var width: Int, height: Int, bands: Int
+    var pixels: [UInt8]
+
+    /// An image whose pixel at (x, y) is `paint(x, y)`; RGBA when `alpha` is true.
+    init(width: Int, height: Int, alpha: Bool = false, paint: (Int, Int) -> Colour) {
+        self.width = width; self.height = height; bands = alpha ? 4 : 3
+        var pixels = [UInt8](repeating: 0, count: width * height * bands)
+        var i = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                let c = paint(x, y)
+                pixels[i] = c.r; pixels[i + 1] = c.g; pixels[i + 2] = c.b
+                if alpha { pixels[i + 3] = c.a }
+                i += bands
+            }
+        }
+        self.pixels = pixels
+    }
+
+    /// Four flat quadrants: top-left, top-right, bottom-left, bottom-right, so that crop,
+    /// gravity and orientation can be checked by sampling one pixel in each.
+    static func quadrants(width: Int, height: Int,
+                          _ colours: [Colour] = [.red, .green, .blue, .yellow]) -> RawImage {
+        RawImage(width: width, height: height) { x, y in
+            colours[(y < height / 2 ? 0 : 2) + (x < width / 2 ? 0 : 1)]
+        }
+    }
+
+    /// Encodes the pixels with one of the shims thumbgen itself uses.
+    func encoded(as format: OutputFormat, quality: Int = 90, pngCompression: Int = 6) throws -> Data {
+        try VipsRuntime.start()
+        guard let image = pixels.withUnsafeBytes({
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height),
+                                            Int32(bands), VIPS_FORMAT_UCHAR)
+        }) else { throw FixtureError("vips_image_new_from_memory_copy") }
+        defer { tg_unref(image) }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32
+        switch format {
+        case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, Int32(quality))
+        case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression))
+        case .webp: status = tg_webpsave_buffer(image, &buffer, &length, Int32(quality))
+        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, Int32(quality), 2)
+        default: throw FixtureError("fixtures cannot be written as \(format)")
+        }
+        guard status == 0, let buffer else { throw FixtureError("saving a \(format) fixture") }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    /// Encodes and writes the image to `url`.
+    func write(to url: URL, as format: OutputFormat, quality: Int = 90) throws {
+        try encoded(as: format, quality: quality).write(to: url)
+    }
+}
+
+/// Byte-level edits of encoded fixtures.
+enum FixtureBytes {
+    /// A JPEG with an EXIF APP1 segment (big-endian TIFF, one IFD0 entry: Orientation)
+    /// inserted right after its SOI marker.
+    static func jpeg(_ jpeg: Data, withExifOrientation orientation: UInt16) -> Data {
+        var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]  // "MM", 42, IFD at 8
+        tiff += [0x00, 0x01]                                                  // one entry
+        tiff += [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]              // 0x0112 SHORT ×1
+        tiff += [UInt8(orientation >> 8), UInt8(orientation & 0xff), 0x00, 0x00]
+        tiff += [0x00, 0x00, 0x00, 0x00]                                      // no next IFD
+        let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
+        let length = payload.count + 2
+        let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xff)] + payload
+        var out = Data(jpeg.prefix(2))
+        out.append(contentsOf: segment)
+        out.append(jpeg.dropFirst(2))
+        return out
+    }
+
+    /// The first `fraction` of `data`: a truncated file.
+    static func truncated(_ data: Data, keeping fraction: Double = 0.5) -> Data {
+        Data(data.prefix(Int(Double(data.count) * fraction)))
+    }
+
+    /// Whether `data` contains `needle` anywhere.
+    static func contains(_ data: Data, _ needle: [UInt8]) -> Bool {
+        data.range(of: Data(needle)) != nil
+    }
+}
+
+extension RawImage {
+    /// The image scaled up `factor` times by libvips and encoded as PNG: a large source made
+    /// quickly (filling megapixels from Swift is slow in debug builds).
+    func scaledPNG(by factor: Double, compression: Int = 1) throws -> Data {
+        try VipsRuntime.start()
+        guard let small = pixels.withUnsafeBytes({
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height),
+                                            Int32(bands), VIPS_FORMAT_UCHAR)
+        }) else { throw FixtureError("vips_image_new_from_memory_copy") }
+        defer { tg_unref(small) }
+        var large: UnsafeMutablePointer<VipsImage>?
+        guard tg_resize(small, &large, factor, factor, VIPS_KERNEL_LINEAR) == 0, let large else {
+            throw FixtureError("scaling a fixture")
+        }
+        defer { tg_unref(large) }
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard tg_pngsave_buffer(large, &buffer, &length, Int32(compression)) == 0, let buffer else {
+            throw FixtureError("saving a large PNG fixture")
+        }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+}
