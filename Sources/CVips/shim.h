@@ -95,6 +95,13 @@ static inline int tg_gravity(VipsImage *in, VipsImage **out, VipsCompassDirectio
     return result;
 }
 
+/// Crops to `width`×`height` keeping the most interesting part (VipsInteresting: attention,
+/// entropy).
+static inline int tg_smartcrop(VipsImage *in, VipsImage **out, int width, int height,
+                               VipsInteresting interesting) {
+    return vips_smartcrop(in, out, width, height, "interesting", interesting, NULL);
+}
+
 /// Composites alpha onto an opaque background.
 static inline int tg_flatten(VipsImage *in, VipsImage **out, const double *background, int n) {
     VipsArrayDouble *bg = vips_array_double_new(background, n);

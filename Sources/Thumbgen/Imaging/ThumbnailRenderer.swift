@@ -39,8 +39,14 @@ struct ThumbnailRenderer: Sendable {
             image = try image.withOpaqueAlpha()
         }
 
-        // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity.
-        if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
+        // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
+        // a smart gravity crops where libvips finds the most attention or entropy.
+        let cropsOnly = plan.canvasWidth <= image.width && plan.canvasHeight <= image.height
+        if cropsOnly, let interesting = spec.gravity.interesting,
+           plan.canvasWidth != image.width || plan.canvasHeight != image.height {
+            image = try image.smartCropped(to: plan.canvasWidth, plan.canvasHeight,
+                                           interesting: interesting)
+        } else if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
             let background = image.hasAlpha ? spec.background.rgba : spec.background.rgb
             image = try image.placed(on: plan.canvasWidth, plan.canvasHeight,
                                      at: spec.gravity.compassDirection, background: background)
@@ -95,7 +101,16 @@ extension Kernel {
 }
 
 extension Gravity {
-    /// Smart gravities place like `center`; the smart crop itself happens before placement.
+    /// The libvips measure a smart gravity crops by; nil for fixed positions.
+    var interesting: VipsInteresting? {
+        switch self {
+        case .attention: return VIPS_INTERESTING_ATTENTION
+        case .entropy: return VIPS_INTERESTING_ENTROPY
+        default: return nil
+        }
+    }
+
+    /// Where a fixed gravity places the image; smart ones pad like `center`.
     var compassDirection: VipsCompassDirection {
         switch self {
         case .center, .attention, .entropy: return VIPS_COMPASS_DIRECTION_CENTRE

@@ -71,6 +71,15 @@ extension VipsImageRef {
         }
     }
 
+    /// Crops to `width`×`height` around the region libvips finds most interesting.
+    func smartCropped(to width: Int, _ height: Int, interesting: VipsInteresting)
+        throws(ImagingError) -> VipsImageRef
+    {
+        try Self.make("smartcrop") {
+            tg_smartcrop(pointer, $0, Int32(width), Int32(height), interesting)
+        }
+    }
+
     /// Composites the alpha band onto an opaque `background` (one value per colour band).
     func flattened(onto background: [Double]) throws(ImagingError) -> VipsImageRef {
         try Self.make("flatten") { out in

@@ -17,6 +17,6 @@ public struct PipelineConfiguration: Sendable {
     /// A configuration writing under `outputDirectory` with defaults sized to this machine.
     public init(outputDirectory: URL) {
         self.outputDirectory = outputDirectory
-        self.maxPendingRows = Int(ProcessInfo.processInfo.environment["TG_PENDING"] ?? "") ?? 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+        self.maxPendingRows = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
     }
 }
