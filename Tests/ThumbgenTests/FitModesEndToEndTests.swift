@@ -156,4 +156,32 @@ struct FitModesEndToEndTests {
         let grown = try space.pixels("grown.png")
         Self.expectPixels(grown, "grown.png", [(30, 30, .red), (170, 120, .yellow)])
     }
+
+    @Test("Smart gravities crop to the detailed, saturated part", arguments: ["attention", "entropy"])
+    func smartCrop(gravity: String) async throws {
+        let space = try Workspace()
+        // Flat grey, but for a red/blue checkerboard in the right quarter.
+        let source = RawImage(width: 400, height: 100) { x, y in
+            guard x >= 300 else { return Colour(r: 128, g: 128, b: 128) }
+            return (x / 4 + y / 4) % 2 == 0 ? .red : .blue
+        }
+        try space.fixture(source, "src.png")
+        let rows = [["src.png", "smart.png", gravity], ["src.png", "center.png", "center"]]
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "gravity"], rows),
+                                      ["--fit", "cover", "--size", "100x100"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        func detailShare(_ image: PixelImage) -> Double {
+            var coloured = 0
+            for y in 0..<image.height {
+                for x in 0..<image.width where !image.pixel(x, y, is: Colour(r: 128, g: 128, b: 128), tolerance: 8) {
+                    coloured += 1
+                }
+            }
+            return Double(coloured) / Double(image.width * image.height)
+        }
+        let smart = try space.pixels("smart.png"), center = try space.pixels("center.png")
+        #expect(smart.width == 100 && smart.height == 100)
+        #expect(detailShare(center) < 0.01)
+        #expect(detailShare(smart) > 0.9, "\(gravity) kept \(detailShare(smart)) of the detail")
+    }
 }

@@ -1,5 +1,6 @@
 /// A rectangle given as fractions in [0, 1] of the oriented source (the `crop` column).
 public struct CropRect: Sendable, Equatable, Hashable, Codable {
+    /// The rectangle's origin and size, as fractions of the source's width and height.
     public var x: Double, y: Double, width: Double, height: Double
 
     /// Makes a crop rectangle; the caller has checked that it lies within the unit square.

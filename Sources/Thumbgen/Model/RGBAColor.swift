@@ -1,5 +1,6 @@
 /// An sRGB colour with alpha, written `#rrggbb` or `#rrggbbaa` (the `background` column).
 public struct RGBAColor: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+    /// The 8-bit components; alpha 255 is opaque.
     public var red: UInt8, green: UInt8, blue: UInt8, alpha: UInt8
 
     /// White, the default background.

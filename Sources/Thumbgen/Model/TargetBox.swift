@@ -1,7 +1,9 @@
 /// The target box in pixels; a missing side follows the source's aspect ratio, and a box with
 /// neither side keeps the source's size.
 public struct TargetBox: Sendable, Equatable, Hashable, Codable, CustomStringConvertible {
+    /// The box's width in pixels, or nil to follow the aspect ratio.
     public var width: Int?
+    /// The box's height in pixels, or nil to follow the aspect ratio.
     public var height: Int?
 
     /// Makes a box; sides, when given, are positive.

@@ -3,15 +3,23 @@
 /// Two rows with equal specs over the same source produce identical bytes; `identifier` is the
 /// stable text form that goes into cache keys, so every field must appear in it.
 public struct ThumbnailSpec: Sendable, Equatable, Hashable {
+    /// The target box (`size`, `width`, `height`).
     public var box: TargetBox = .unbounded
+    /// How the source fits the box (`fit`).
     public var fit: Fit = .inside
+    /// Where cropping and padding anchor (`gravity`).
     public var gravity: Gravity = .center
+    /// The part of the upright source used, before scaling (`crop`).
     public var crop: CropRect?
+    /// Whether a source smaller than the box may grow (`upscale`).
     public var upscale = false
+    /// The resampling kernel (`kernel`).
     public var kernel: Kernel = .lanczos3
+    /// The output format, or `auto` (`format`).
     public var format: FormatChoice = .auto
     /// 1–100, or nil for the format's default.
     public var quality: Int?
+    /// Padding colour, and what alpha is flattened onto (`background`).
     public var background: RGBAColor = .white
 
     /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.

@@ -16,7 +16,9 @@ public enum OutputPathTemplate {
 
     /// The values placeholders take for one output.
     public struct Values: Sendable {
+        /// `{name}`, `{w}`, `{h}`, `{fit}` and `{ext}`.
         public var name: String, width: Int, height: Int, fit: Fit, ext: String
+        /// `{hash8}` and `{row}`.
         public var hash8: String, row: Int
 
         /// Makes the values for one output.

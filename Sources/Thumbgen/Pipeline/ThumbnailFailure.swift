@@ -24,7 +24,9 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
 
 /// Why one row failed: a code for scripts and a message for people that names the source.
 public struct ThumbnailFailure: Error, Sendable, Equatable {
+    /// The stable code scripts match on.
     public var code: ErrorCode
+    /// A readable message that names the source.
     public var message: String
 
     /// Makes a failure.

@@ -8,29 +8,45 @@ public struct RowResult: Sendable, Equatable, Codable {
 
     /// Milliseconds spent in each stage (absent for stages the row never reached).
     public struct StageTimes: Sendable, Equatable, Codable {
+        /// From the source's decode starting to this row's render starting.
         public var decode: Double?
+        /// Crop, scale and encode.
         public var render: Double?
+        /// Naming and writing the file.
         public var write: Double?
     }
 
     /// A failure's stable code and readable message.
     public struct Failure: Sendable, Equatable, Codable {
+        /// The stable code scripts match on.
         public var code: ErrorCode
+        /// A readable message that names the source or the column.
         public var message: String
     }
 
+    /// The record's line in the manifest.
     public var row: Int
+    /// The `id` column, else the row number.
     public var id: String
+    /// The `src` cell as written.
     public var src: String
+    /// How the row ended.
     public var status: Status
     /// The output's path relative to `--out`.
     public var out: String?
+    /// The output's width in pixels.
     public var width: Int?
+    /// The output's height in pixels.
     public var height: Int?
+    /// The output's size in bytes.
     public var bytes: Int?
+    /// The SHA-256 of the output's bytes, in hex.
     public var sha256: String?
+    /// The output's format.
     public var format: OutputFormat?
+    /// Why the row failed or was cancelled.
     public var error: Failure?
+    /// Milliseconds per stage.
     public var ms: StageTimes?
 
     /// A row that failed before any work (bad row, unsupported source).

@@ -4,10 +4,15 @@ import Foundation
 public struct RunReport: Sendable, Codable, Equatable {
     /// Counts per status, and per error code for failed rows.
     public struct Summary: Sendable, Codable, Equatable {
+        /// Rows read from the manifest.
         public var rows = 0
+        /// Rows whose output was written.
         public var written = 0
+        /// Rows whose output already held the same bytes.
         public var unchanged = 0
+        /// Rows that failed.
         public var failed = 0
+        /// Rows cancelled by an interruption.
         public var cancelled = 0
         /// Failed rows per error code.
         public var errors: [String: Int] = [:]
@@ -17,6 +22,7 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     /// The report format's version; bumped when a field changes meaning or disappears.
     public var schema = 1
+    /// Counts over all rows.
     public var summary = Summary()
     /// One record per row, in manifest order.
     public var rows: [RowResult] = []

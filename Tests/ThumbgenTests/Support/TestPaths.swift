@@ -19,9 +19,12 @@ enum TestPaths {
     /// Whether the shared corpora are present (tests that need them are skipped otherwise).
     static var hasCorpora: Bool { corpora != nil }
 
-    /// The `thumbgen` binary. `swift test` builds it into the folder that holds the running
-    /// test executable, so that folder is tried first; the usual scratch folders follow.
+    /// The `thumbgen` binary: `$THUMBGEN_BINARY` if set; else the one `swift test` builds into
+    /// the folder of the running test executable; else the usual scratch folders.
     static let thumbgen: URL? = {
+        if let override = ProcessInfo.processInfo.environment["THUMBGEN_BINARY"], !override.isEmpty {
+            return URL(fileURLWithPath: override)
+        }
         var candidates: [URL] = []
         if let first = CommandLine.arguments.first {
             candidates.append(URL(fileURLWithPath: first).deletingLastPathComponent())
