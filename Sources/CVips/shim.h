@@ -9,6 +9,7 @@
 #define THUMBGEN_CVIPS_SHIM_H
 
 #include <vips/vips.h>
+#include <vips/vector.h>
 
 /// VIPS_INIT is a macro; Swift needs a function.
 static inline int tg_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
@@ -38,6 +39,11 @@ static inline int tg_jpegload_shrink(const char *path, VipsImage **out, int acce
 static inline int tg_webpload_scale(const char *path, VipsImage **out, int access, int fail_on,
                                     double scale) {
     return vips_webpload(path, out, "access", access, "fail_on", fail_on, "scale", scale, NULL);
+}
+
+/// Reads every pixel once (streaming, in constant memory), to find out whether the data decodes.
+static inline int tg_avg(VipsImage *in, double *out) {
+    return vips_avg(in, out, NULL);
 }
 
 // MARK: - Colour and orientation
@@ -113,6 +119,11 @@ static inline int tg_flatten(VipsImage *in, VipsImage **out, const double *backg
 /// Appends one constant band (an opaque alpha channel).
 static inline int tg_bandjoin_const1(VipsImage *in, VipsImage **out, double c) {
     return vips_bandjoin_const1(in, out, c, NULL);
+}
+
+/// A new image header sharing the pixels of `in`, whose metadata may then be changed.
+static inline int tg_copy(VipsImage *in, VipsImage **out) {
+    return vips_copy(in, out, NULL);
 }
 
 // MARK: - Saving (metadata stripped: outputs carry no EXIF, XMP or profile)

@@ -34,7 +34,7 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Read standard input as JSON Lines rather than CSV.")
     var jsonLines = false
 
-    @Flag(name: .shortAndLong, help: "Print only errors.")
+    @Flag(name: .shortAndLong, help: "Print nothing but errors that stop the whole run (not each failed row, nor the summary).")
     var quiet = false
 
     @OptionGroup(title: "Column defaults")

@@ -12,7 +12,8 @@ struct ThumbgenCommand: ParsableCommand {
         abstract: "Turn a manifest of images into thumbnails, fast.",
         discussion: """
             Reads a CSV (or JSON Lines) manifest with one row per output and writes the \
-            thumbnails under --out. Columns: \(ManifestColumn.knownNames). See README.md.
+            thumbnails under --out. Columns: \(ManifestColumn.knownNames). \
+            Run `thumbgen render --help` for every option; see README.md for the details.
             """,
         version: version,
         subcommands: [RenderCommand.self],

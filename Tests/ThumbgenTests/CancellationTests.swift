@@ -51,7 +51,7 @@ struct CancellationTests {
         #expect(result.status == status, "\(result.stderr)")
         #expect(result.stderr.contains("interrupted"))
 
-        let report = try Report.read(space.reportURL)
+        let report = try #require(try? Report.read(space.reportURL), "no report was written")
         let lines = report.rows.map(\.row)
         // No row lost: every line from the first row to the last one read is there, once.
         #expect(lines == Array(2..<(2 + lines.count)))

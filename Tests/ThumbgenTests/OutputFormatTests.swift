@@ -112,13 +112,7 @@ struct OutputFormatTests {
             let data = try Data(contentsOf: space.output(name))
             let markers = [exifMarker, Array("eXIf".utf8), Array("EXIF".utf8), [0x4D, 0x4D, 0x00, 0x2A]]
             let found = markers.filter { FixtureBytes.contains(data, $0) }
-            if name == "c.webp" {
-                withKnownIssue("libvips 8.14.1 webpsave keeps EXIF despite strip (reported)") {
-                    #expect(found.isEmpty, "\(name) carries EXIF: \(found)")
-                }
-            } else {
-                #expect(found.isEmpty, "\(name) carries EXIF: \(found)")
-            }
+            #expect(found.isEmpty, "\(name) carries EXIF: \(found)")
         }
         // No APP1 segment at all in the JPEG's header.
         let out = try Data(contentsOf: space.output("a.jpg"))

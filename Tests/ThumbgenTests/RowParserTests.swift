@@ -166,9 +166,7 @@ struct RowParserTests {
     @Test("background refuses a sign among its hex digits")
     func backgroundSign() {
         // UInt32("+fffff", radix: 16) parses, so "#+fffff" passes the length check.
-        withKnownIssue("RGBAColor(hex:) accepts a leading '+' in the digits (reported)") {
-            Self.expectRefused(.background, "#+fffff")
-        }
+        Self.expectRefused(.background, "#+fffff")
     }
 
     @Test("max_age is a whole number of seconds, negative allowed")

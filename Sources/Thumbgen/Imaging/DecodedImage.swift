@@ -7,6 +7,9 @@ struct DecodedImage: @unchecked Sendable {
     let image: VipsImageRef
     /// What the header said about the full-size source.
     let header: ImageHeader
+    /// Whether the pixels were decoded into memory already (so a later failure is not the
+    /// source's).
+    var isInMemory = false
 
     /// Working pixels per source pixel, horizontally and vertically (1 without shrink-on-load;
     /// the two differ slightly because loaders round partial blocks up).

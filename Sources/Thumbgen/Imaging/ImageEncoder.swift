@@ -19,6 +19,7 @@ struct ImageEncoder: Sendable {
         throws(ImagingError) -> Data
     {
         let q = Int32(quality ?? Self.defaultQuality(for: format))
+        let image = try image.withoutMetadata()
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
@@ -35,6 +36,7 @@ struct ImageEncoder: Sendable {
             let message = VipsErrorBuffer.take()
             throw .libvips(operation: "\(format.rawValue)save", message: message)
         }
-        return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { p, _ in g_free(p) })
+        let data = Data(bytesNoCopy: buffer, count: length, deallocator: .custom { p, _ in g_free(p) })
+        return format == .webp ? WebPMetadata.stripped(data) : data
     }
 }

@@ -58,8 +58,28 @@ struct SourceDecoder: Sendable {
         return DecodedImage(image: image, header: header)
     }
 
+    /// The error a full read of the file's pixels meets, or nil when they decode. Used after a
+    /// failed encode: libvips decodes lazily, so a broken source only shows up there, and its
+    /// process-wide error text cannot say which row's image failed when several fail at once.
+    func decodeError(path: String) -> ImagingError? {
+        do {
+            // Full size: shrink-on-load of extreme shapes (3×62728) trips libvips assertions.
+            let decoded = try decode(open(path: path), requiredScale: 1)
+            var average = 0.0
+            guard tg_avg(decoded.image.pointer, &average) == 0 else {
+                return .libvips(operation: "decode", message: VipsErrorBuffer.take())
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     private func openImage(path: String) throws(ImagingError) -> VipsImageRef {
-        guard vips_foreign_find_load(path) != nil else {
+        // find_load names the loader that sniffed the content even when that loader is
+        // blocked, so the enabled list is checked here to give the right error.
+        guard let loader = vips_foreign_find_load(path).map({ String(cString: $0) }),
+              VipsRuntime.enabledLoaders.contains(where: { loader.hasPrefix($0) }) else {
             vips_error_clear()
             throw .unsupportedFormat(path: path)
         }

@@ -94,6 +94,26 @@ extension VipsImageRef {
         try Self.make("bandjoin_const1") { tg_bandjoin_const1(pointer, $0, 255) }
     }
 
+    /// The same pixels without EXIF, XMP, IPTC or ICC metadata. `strip` alone is not enough:
+    /// libvips 8.14's WebP saver ignores it and rebuilds EXIF from the `exif-ifd*` fields, so
+    /// those go too.
+    func withoutMetadata() throws(ImagingError) -> VipsImageRef {
+        let copy = try Self.make("copy") { tg_copy(pointer, $0) }
+        guard let fields = vips_image_get_fields(copy.pointer) else { return copy }
+        defer { g_strfreev(fields) }
+        var names: [String] = []
+        var index = 0
+        while let field = fields[index] {
+            names.append(String(cString: field))
+            index += 1
+        }
+        let metadata = ["exif-", "xmp-", "iptc-", "icc-profile-", "orientation"]
+        for name in names where metadata.contains(where: { name.hasPrefix($0) }) {
+            _ = vips_image_remove(copy.pointer, name)
+        }
+        return copy
+    }
+
     /// Renders the whole image into memory, so that several consumers can read it without
     /// decoding the source again (a sequential source can be read only once).
     func copiedToMemory() throws(ImagingError) -> VipsImageRef {

@@ -119,7 +119,8 @@ public struct RowParser: Sendable {
                      fail: (ManifestColumn, String) -> RowError) throws(RowError) -> TargetBox {
         func side(_ column: ManifestColumn, _ text: String?) throws(RowError) -> Int? {
             guard let text else { return nil }
-            guard let v = Int(text.trimmingCharacters(in: .whitespaces)), v > 0 else {
+            let digits = text.trimmingCharacters(in: .whitespaces)
+            guard digits.allSatisfy(\.isASCIIDigit), let v = Int(digits), v > 0 else {
                 throw fail(column, "must be a positive whole number of pixels")
             }
             return v

@@ -15,7 +15,8 @@ public struct RGBAColor: Sendable, Equatable, Hashable, Codable, CustomStringCon
     public init?(hex: String) {
         guard hex.hasPrefix("#") else { return nil }
         let digits = hex.dropFirst()
-        guard digits.count == 6 || digits.count == 8, let value = UInt32(digits, radix: 16) else {
+        guard digits.count == 6 || digits.count == 8, digits.allSatisfy(\.isHexDigit),
+              let value = UInt32(digits, radix: 16) else {
             return nil
         }
         let full = digits.count == 6 ? (value << 8) | 0xff : value

@@ -21,7 +21,7 @@ public struct TargetBox: Sendable, Equatable, Hashable, Codable, CustomStringCon
         guard (1...2).contains(parts.count) else { return nil }
         func side(_ s: Substring) -> Int?? {
             if s.isEmpty { return .some(nil) }
-            guard let v = Int(s), v > 0 else { return nil }
+            guard s.allSatisfy(\.isASCIIDigit), let v = Int(s), v > 0 else { return nil }
             return .some(v)
         }
         guard let w = side(parts[0]) else { return nil }
@@ -34,4 +34,9 @@ public struct TargetBox: Sendable, Equatable, Hashable, Codable, CustomStringCon
     public var description: String {
         "\(width.map(String.init) ?? "")x\(height.map(String.init) ?? "")"
     }
+}
+
+extension Character {
+    /// Whether this is one of the ASCII digits 0–9 (`isNumber` also accepts other scripts').
+    var isASCIIDigit: Bool { isASCII && isWholeNumber }
 }

@@ -47,31 +47,21 @@ public struct AtomicFileWriter: Sendable {
 
     /// Puts `data` at `relativePath` under the root, atomically, unless it is already there.
     public func write(_ data: Data, to relativePath: String) throws(Failure) -> Outcome {
-        let destination = root.appendingPathComponent(relativePath)
-        let folder = destination.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw Failure(description: "\(folder.path): cannot create the folder")
+        let components = relativePath.split(separator: "/").map(String.init)
+        guard let fileName = components.last else {
+            throw Failure(description: "\(relativePath): not a file name")
         }
-        guard let realFolder = realpath(folder.path, nil) else {
-            throw Failure(description: "\(folder.path): cannot resolve the folder")
-        }
-        let resolved = String(cString: realFolder)
-        free(realFolder)
-        guard resolved == rootRealPath || resolved.hasPrefix(rootRealPath + "/") else {
-            throw Failure(description: "\(relativePath): leads outside --out through a link",
-                          escaped: true)
-        }
-        let target = resolved + "/" + destination.lastPathComponent
+        let resolved = try confinedFolder(components.dropLast(), for: relativePath)
+        let target = resolved + "/" + fileName
         if Self.holds(target, exactly: data) { return .unchanged }
 
-        let temporary = resolved + "/.\(destination.lastPathComponent).\(UUID().uuidString).tmp"
+        let temporary = resolved + "/.\(fileName).\(UUID().uuidString).tmp"
         inFlight.insert(temporary)
         defer { inFlight.remove(temporary) }
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
+        guard Self.create(temporary, holding: data) else {
+            let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw Failure(description: "\(relativePath): cannot write (disk full or no permission)")
+            throw Failure(description: "\(relativePath): cannot write: \(reason)")
         }
         guard rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
@@ -79,6 +69,61 @@ public struct AtomicFileWriter: Sendable {
             throw Failure(description: "\(relativePath): cannot put in place: \(reason)")
         }
         return .written
+    }
+
+    /// Walks (and creates) the folders of an output one level at a time, so that a symbolic
+    /// link inside `--out` can never lead thumbgen to create or write anything outside it.
+    /// Returns the real path of the innermost folder.
+    private func confinedFolder(_ folders: ArraySlice<String>, for relativePath: String)
+        throws(Failure) -> String
+    {
+        var current = rootRealPath
+        for name in folders where !name.isEmpty && name != "." {
+            let next = current + "/" + name
+            var info = stat()
+            if lstat(next, &info) != 0 {
+                guard mkdir(next, 0o777) == 0 || errno == EEXIST, lstat(next, &info) == 0 else {
+                    throw Failure(description: "\(relativePath): cannot create the folder \(name)")
+                }
+            }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                current = next
+            case S_IFLNK:
+                guard let real = realpath(next, nil) else {
+                    throw Failure(description: "\(relativePath): \(name) is a broken link")
+                }
+                let target = String(cString: real)
+                free(real)
+                guard target == rootRealPath || target.hasPrefix(rootRealPath + "/") else {
+                    throw Failure(description: "\(relativePath): leads outside --out through a link",
+                                  escaped: true)
+                }
+                current = target
+            default:
+                throw Failure(description: "\(relativePath): \(name) exists and is not a folder")
+            }
+        }
+        return current
+    }
+
+    /// Creates a new file holding `data`. No fsync: an output is only ever seen complete or
+    /// not at all (rename), and syncing each small file would cost more than encoding it.
+    private static func create(_ path: String, holding data: Data) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let complete = data.withUnsafeBytes { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            var offset = 0
+            while offset < buffer.count {
+                let n = Foundation.write(fd, base + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        return close(fd) == 0 && complete
     }
 
     /// Whether `path` is a regular file holding exactly `data` (size checked before reading).

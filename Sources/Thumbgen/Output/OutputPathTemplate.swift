@@ -49,15 +49,20 @@ public enum OutputPathTemplate {
 
     /// Fills in the placeholders and checks that the result stays under the output folder.
     public static func render(_ template: String, _ v: Values) throws(Problem) -> String {
-        var path = template
-        let pairs: [(String, String)] = [
-            ("{name}", v.name), ("{w}", String(v.width)), ("{h}", String(v.height)),
-            ("{fit}", v.fit.rawValue), ("{ext}", v.ext), ("{hash8}", v.hash8),
-            ("{row}", String(v.row)),
+        let values: [Substring: String] = [
+            "name": v.name, "w": String(v.width), "h": String(v.height), "fit": v.fit.rawValue,
+            "ext": v.ext, "hash8": v.hash8, "row": String(v.row),
         ]
-        for (key, value) in pairs where path.contains(key) {
-            path = path.replacingOccurrences(of: key, with: value)
+        // One pass over the template, so that a value holding "{row}" stays as it is.
+        var path = ""
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            path += rest[..<open]
+            let key = rest[rest.index(after: open)..<close]
+            path += values[key] ?? String(rest[open...close])
+            rest = rest[rest.index(after: close)...]
         }
+        path += rest
         try checkConfined(path)
         return path
     }

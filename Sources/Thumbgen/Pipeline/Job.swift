@@ -12,7 +12,6 @@ final class Job: Sendable {
         var result: RowResult?
         var operations: [Operation] = []
         var times = RowResult.StageTimes()
-        var sourceTask: SourceTask?
     }
 
     /// A job for `request`; `onFinish` receives its result once, whatever happens.
@@ -21,13 +20,9 @@ final class Job: Sendable {
         self.onFinish = onFinish
     }
 
-    /// Remembers the shared source task and the operations that belong to this job only, so
-    /// that finishing leaves the task and `cancel()` reaches the operations.
-    func own(_ operations: [Operation], sharing task: SourceTask) {
-        state.withLock {
-            $0.operations = operations
-            $0.sourceTask = task
-        }
+    /// Remembers the operations that belong to this job only, so that `cancel()` reaches them.
+    func own(_ operations: [Operation]) {
+        state.withLock { $0.operations = operations }
     }
 
     /// Records how long a stage took.
@@ -43,22 +38,26 @@ final class Job: Sendable {
 
     /// Ends the job with `result` (the first call wins) and reports it.
     func finish(_ result: RowResult) {
-        let (first, task, operations): (RowResult?, SourceTask?, [Operation]) = state.withLock { state in
-            guard state.result == nil else { return (nil, nil, []) }
+        let first: RowResult? = state.withLock { state in
+            guard state.result == nil else { return nil }
             var result = result
             if state.times != RowResult.StageTimes() { result.ms = state.times }
             state.result = result
-            // The operations hold the job; letting go of them here breaks that cycle, so that a
-            // finished row's images and bytes are freed at once.
-            let operations = state.operations
-            state.operations = []
-            defer { state.sourceTask = nil }
-            return (result, state.sourceTask, operations)
+            return result
         }
-        guard let first else { return }
+        if let first { onFinish(self, first) }
+    }
+
+    /// Lets go of the job's operations once the last of them has run. The operations hold the
+    /// job, so this breaks the cycle and frees a finished row's images and bytes. It must not
+    /// happen earlier: an operation waiting on a dependency is listed there by a pointer that
+    /// does not keep it alive (swift-corelibs-foundation).
+    func releaseOperations() {
+        let operations = state.withLock { state in
+            defer { state.operations = [] }
+            return state.operations
+        }
         withExtendedLifetime(operations) {}  // freed here, outside the lock
-        task?.detach()
-        onFinish(self, first)
     }
 
     /// Ends the job with a failure.
@@ -69,11 +68,14 @@ final class Job: Sendable {
         finish(result)
     }
 
-    /// Ends the job as cancelled and cancels its own operations (an encode in progress stops at
-    /// once); a shared decode is cancelled by its `SourceTask` once no job needs it.
+    /// Ends the job as cancelled and stops an encode in progress at once. Its operations are
+    /// not cancelled as `Operation`s: each sees that the job has finished and returns without
+    /// work, and a shared decode is skipped once every job waiting on it has finished. (On
+    /// Linux, cancelling an operation that waits on a dependency leaves a dangling pointer in
+    /// that dependency, which crashes when it finishes.)
     func cancel() {
         let operations = state.withLock { $0.operations }
         fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
-        operations.forEach { $0.cancel() }
+        for case let render as RenderOperation in operations { render.abandon() }
     }
 }

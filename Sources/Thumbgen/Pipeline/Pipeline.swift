@@ -84,7 +84,7 @@ public final class Pipeline: Sendable {
         let write = WriteOperation(job: job, render: render, writer: writer)
         render.queuePriority = request.priority.queuePriority
         write.queuePriority = request.priority.queuePriority
-        job.own([render, write], sharing: task)
+        job.own([render, write])
         if isNew {
             task.decode.onStart = { [registry] in registry.remove($0) }
         }
@@ -133,8 +133,5 @@ public final class Pipeline: Sendable {
             return Array(state.active.values)
         }
         jobs.forEach { $0.cancel() }
-        decodeQueue.cancelAllOperations()
-        renderQueue.cancelAllOperations()
-        writeQueue.cancelAllOperations()
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 /// task is open waits on the same decode.
 ///
 /// The task is open until its decode starts; jobs that arrive later get a new task. The decode
-/// takes the highest priority of its jobs, and is cancelled only when every job has left.
+/// takes the highest priority of its jobs, and is skipped when every one of them has finished
+/// (cancelled) before it starts.
 final class SourceTask: Sendable {
     /// Where the source is.
     let source: SourceLocation
@@ -16,7 +17,6 @@ final class SourceTask: Sendable {
     private struct State {
         var jobs: [Job] = []
         var open = true
-        var departed = 0
     }
 
     /// A task for `source`, decoding with `decoder`.
@@ -43,15 +43,5 @@ final class SourceTask: Sendable {
             state.open = false
             return state.jobs
         }
-    }
-
-    /// A job no longer needs the source (finished or cancelled); the last one to leave before
-    /// the decode has run cancels it.
-    func detach() {
-        let everyoneLeft = state.withLock { state in
-            state.departed += 1
-            return state.departed == state.jobs.count
-        }
-        if everyoneLeft { decode.cancel() }
     }
 }

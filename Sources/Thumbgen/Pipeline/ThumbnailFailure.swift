@@ -40,8 +40,7 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
         self.init(.invalidRow, error.detail)
     }
 
-    /// Classifies a libvips failure while rendering `src`: errors raised by a loader (they
-    /// surface during the encode, because libvips decodes lazily) are decode failures.
+    /// The failure for a libvips error met at `stage` (`decodeFailed` or `encodeFailed`).
     static func imaging(_ error: ImagingError, src: String, stage: ErrorCode) -> ThumbnailFailure {
         switch error {
         case .cancelled:
@@ -50,12 +49,7 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
             return ThumbnailFailure(.unsupportedFormat, "\(src): not a JPEG, PNG, WebP, GIF, TIFF, "
                                     + "HEIF/AVIF or JPEG XL image")
         case .libvips(let operation, let message):
-            let loaderWords = ["load", "VipsJpeg", "jpeg", "png", "webp", "gif", "tiff", "heif",
-                               "jxl", "spng", "truncated", "Premature end", "VipsForeignLoad"]
-            let fromLoader = loaderWords.contains { message.localizedCaseInsensitiveContains($0) }
-                && !message.contains("save")
-            let code: ErrorCode = stage == .encodeFailed && fromLoader ? .decodeFailed : stage
-            return ThumbnailFailure(code, "\(src): \(operation): \(message)")
+            return ThumbnailFailure(stage, "\(src): \(operation): \(message)")
         }
     }
 }

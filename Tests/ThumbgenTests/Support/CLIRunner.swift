@@ -68,15 +68,17 @@ final class CLIRunner: @unchecked Sendable {
         }
         process.waitUntilExit()
         let exited = process.terminationReason == .exit && !timedOut
+        let stderr = stderrText
         if !exited && !timedOut {
-            Issue.record("thumbgen died of signal \(process.terminationStatus)",
+            // Name the crash from Swift's backtrace, if it printed one.
+            let crash = stderr.split(separator: "\n").first { $0.contains("crashed") } ?? ""
+            Issue.record("thumbgen died of signal \(process.terminationStatus) \(crash)",
                          sourceLocation: sourceLocation)
         }
         return CLIResult(
             status: exited ? process.terminationStatus : nil,
             stdout: (try? String(contentsOf: outURL, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOf: errURL, encoding: .utf8)) ?? "",
-            timedOut: timedOut)
+            stderr: stderr, timedOut: timedOut)
     }
 
     /// Runs `thumbgen ARGUMENTS` to the end (at most `timeout`).

@@ -29,7 +29,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         startedAt.withLock { $0 = .now }
         onStart?(task)
         let jobs = task.close().filter { !$0.isFinished }
-        guard !jobs.isEmpty, !isCancelled else { return }
+        guard !jobs.isEmpty else { return }
         outcome.withLock { $0 = decode(for: jobs) }
         VipsRuntime.releaseThreadResources()
     }
@@ -52,7 +52,8 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             }.max() ?? 1
             var decoded = try decoder.decode(opened, requiredScale: scale)
             if jobs.count > 1 {
-                decoded = DecodedImage(image: try decoded.image.copiedToMemory(), header: header)
+                decoded = DecodedImage(image: try decoded.image.copiedToMemory(), header: header,
+                                       isInMemory: true)
             }
             return .success(decoded)
         } catch {

@@ -18,7 +18,7 @@ final class RenderOperation: Operation, @unchecked Sendable {
     private let decode: DecodeOperation
     private let renderer = ThumbnailRenderer()
     private let encoder = ImageEncoder()
-    private let state = Mutex<(image: VipsImageRef?, encoded: Encoded?)>((nil, nil))
+    private let state = Mutex<(image: VipsImageRef?, encoded: Encoded?, abandoned: Bool)>((nil, nil, false))
 
     /// The encoded output, once the operation has succeeded.
     var encoded: Encoded? { state.withLock { $0.encoded } }
@@ -30,15 +30,18 @@ final class RenderOperation: Operation, @unchecked Sendable {
         addDependency(decode)
     }
 
-    /// Cancels the operation and stops an encode in progress at once.
-    override func cancel() {
-        super.cancel()
-        state.withLock { $0.image }?.kill()
+    /// Stops an encode in progress at once, and any later one from starting: the job was
+    /// cancelled.
+    func abandon() {
+        state.withLock {
+            $0.abandoned = true
+            return $0.image
+        }?.kill()
     }
 
     override func main() {
         defer { VipsRuntime.releaseThreadResources() }
-        guard !isCancelled, !job.isFinished else { return }
+        guard !job.isFinished else { return }
         if let started = decode.started { job.record(\.decode, since: started) }
         let request = job.request
         switch decode.result {
@@ -57,8 +60,11 @@ final class RenderOperation: Operation, @unchecked Sendable {
             }
             do {
                 let image = try renderer.render(decoded, spec: request.spec, format: format)
-                state.withLock { $0.image = image }
-                if isCancelled { image.kill() }
+                let abandoned = state.withLock {
+                    $0.image = image
+                    return $0.abandoned
+                }
+                if abandoned { image.kill() }
                 let data = try encoder.encode(image, as: format, quality: request.spec.quality)
                 state.withLock { $0.image = nil }
                 let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
@@ -68,12 +74,23 @@ final class RenderOperation: Operation, @unchecked Sendable {
                 }
             } catch {
                 state.withLock { $0.image = nil }
-                let failure = isCancelled
-                    ? ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled")
-                    : ThumbnailFailure.imaging(error, src: request.sourceText, stage: .encodeFailed)
-                job.fail(failure)
+                job.fail(failure(after: error, decoded: decoded))
             }
         }
+    }
+}
+
+extension RenderOperation {
+    /// Names what went wrong when rendering failed: a broken source (found by reading it again
+    /// on its own) is a decode failure, anything else an encode failure.
+    func failure(after error: ImagingError, decoded: DecodedImage) -> ThumbnailFailure {
+        let src = job.request.sourceText
+        if state.withLock({ $0.abandoned }) { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
+        if !decoded.isInMemory, case .file(let path) = job.request.source,
+           let decodeError = SourceDecoder().decodeError(path: path) {
+            return .imaging(decodeError, src: src, stage: .decodeFailed)
+        }
+        return .imaging(error, src: src, stage: .encodeFailed)
     }
 }
 

@@ -14,8 +14,15 @@ final class WriteOperation: Operation, @unchecked Sendable {
         addDependency(render)
     }
 
+    /// Runs the write (or skips it when cancelled), then frees the job's operations: this is
+    /// the last of them, so all have run by now.
+    override func start() {
+        super.start()
+        job.releaseOperations()
+    }
+
     override func main() {
-        guard !isCancelled, !job.isFinished, let encoded = render.encoded else { return }
+        guard !job.isFinished, let encoded = render.encoded else { return }
         let request = job.request
         let start = ContinuousClock.now
         let values = OutputPathTemplate.Values(
