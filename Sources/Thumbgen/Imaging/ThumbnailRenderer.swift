@@ -71,7 +71,16 @@ struct ThumbnailRenderer: Sendable {
     private func toSRGB8(_ input: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         var image = input
         if image.hasICCProfile {
-            image = try image.iccToSRGB(fallbackProfile: "srgb")
+            // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
+            // still good, and libvips' own conversion below takes over.
+            do {
+                image = try image.iccToSRGB(fallbackProfile: "srgb")
+            } catch {
+                image = try image.withoutMetadata()
+                if image.interpretation == VIPS_INTERPRETATION_CMYK {
+                    image = try image.iccToSRGB(fallbackProfile: "cmyk")
+                }
+            }
         } else if image.interpretation == VIPS_INTERPRETATION_CMYK {
             image = try image.iccToSRGB(fallbackProfile: "cmyk")
         }
