@@ -59,14 +59,20 @@ struct RenderCommand: ParsableCommand {
         if let jobs { configuration.cpuConcurrency = jobs }
         if let threadsPerImage { configuration.threadsPerImage = threadsPerImage }
         let quiet = self.quiet
-        let collector = ResultCollector { result in
+        let stream: ReportStream?
+        do {
+            stream = try report.map { try ReportStream(destination: URL(fileURLWithPath: $0)) }
+        } catch {
+            throw fail("\(report ?? ""): cannot write the report", ExitStatus.unwritable)
+        }
+        let recorder = RunRecorder(report: stream) { result in
             if !quiet, result.status == .failed, let error = result.error {
                 printError("row \(result.row): \(error.message)")
             }
         }
         let pipeline: Pipeline
         do {
-            pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
+            pipeline = try Pipeline(configuration: configuration, onResult: recorder.record)
         } catch let error as AtomicFileWriter.Failure {
             throw fail(error.description, ExitStatus.unwritable)
         } catch {
@@ -77,22 +83,21 @@ struct RenderCommand: ParsableCommand {
 
         var manifestError: ManifestError?
         do {
-            try ManifestRun.run(reader, parser: parser, pipeline: pipeline)
+            try ManifestRun.run(reader, parser: parser, pipeline: pipeline,
+                                willRun: recorder.expect(line:))
         } catch {
             manifestError = error
         }
 
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let runReport = RunReport(rows: collector.all, seconds: seconds)
-        if let report {
-            do {
-                try runReport.jsonData().write(to: URL(fileURLWithPath: report), options: .atomic)
-            } catch {
-                throw fail("\(report): cannot write the report", ExitStatus.unwritable)
-            }
+        let summary: RunSummary
+        do {
+            summary = try recorder.finish(seconds: seconds)
+        } catch {
+            throw fail("\(report ?? ""): cannot write the report", ExitStatus.unwritable)
         }
-        if !quiet { printError(runReport.summaryLine) }
+        if !quiet { printError(summary.line) }
 
         switch trap.receivedSignal {
         case SIGINT: throw ExitStatus.interrupted
@@ -100,7 +105,7 @@ struct RenderCommand: ParsableCommand {
         default: break
         }
         if let manifestError { throw fail(manifestError.description, ExitStatus.unusable) }
-        if runReport.summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
+        if summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
     }
 
     private func fail(_ message: String, _ status: ExitCode) -> ExitCode {

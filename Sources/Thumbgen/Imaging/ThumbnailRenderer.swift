@@ -8,6 +8,15 @@ struct ThumbnailRenderer: Sendable {
     func render(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
         throws(ImagingError) -> VipsImageRef
     {
+        // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
+        try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+            try build(decoded, spec: spec, format: format)
+        }
+    }
+
+    private func build(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
+        throws(ImagingError) -> VipsImageRef
+    {
         let header = decoded.header
         let plan = ThumbnailGeometry(
             sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight, spec: spec)

@@ -14,7 +14,8 @@ final class VipsImageRef: @unchecked Sendable {
     }
 
     deinit {
-        tg_unref(pointer)
+        // Dropping the last reference frees the operations behind the image (see VipsGraphLock).
+        VipsGraphLock.withLock { tg_unref(pointer) }
     }
 
     /// Width in pixels.

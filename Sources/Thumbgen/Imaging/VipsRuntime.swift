@@ -22,11 +22,10 @@ public enum VipsRuntime {
             return .failure(.libvips(operation: "vips_init", message: VipsErrorBuffer.take()))
         }
         vips_cache_set_max(0)
-        // liborc 0.4.33 (Debian 12) races in its code allocator when several threads build
-        // vector programs at once, corrupting the heap (seen here: 2 crashes in 10 runs of a
-        // 5,000-row manifest, inside orc_code_allocate_codemem under AddressSanitizer). libvips
-        // 8.15 dropped orc; its C paths cost about 3% more CPU on the benchmark corpus.
-        vips_vector_set_enabled(0)
+        // liborc's vector code stays on only behind `VipsGraphLock` (see there).
+        if ProcessInfo.processInfo.environment["THUMBGEN_NO_VECTOR"] != nil {
+            vips_vector_set_enabled(0)
+        }
         if ProcessInfo.processInfo.environment["THUMBGEN_VIPS_WARNINGS"] == nil {
             tg_silence_warnings()
         }

@@ -3,12 +3,17 @@ import Foundation
 /// Feeds a manifest through a pipeline: every record becomes a job or a failed row.
 public enum ManifestRun {
     /// Reads `reader` to the end (or until the pipeline is cancelled), submitting each valid
-    /// row and rejecting each bad one, then waits for every row to finish. A manifest-wide
-    /// error is thrown after the rows read before it have finished.
-    public static func run(_ reader: ManifestReader, parser: RowParser,
-                           pipeline: Pipeline) throws(ManifestError) {
+    /// row and rejecting each bad one, then waits for every row to finish. `willRun` hears
+    /// each record's line, in manifest order, before its row starts. A manifest-wide error is
+    /// thrown after the rows read before it have finished.
+    public static func run(_ reader: ManifestReader, parser: RowParser, pipeline: Pipeline,
+                           willRun: ((Int) -> Void)? = nil) throws(ManifestError) {
         defer { pipeline.waitUntilFinished() }
         while !pipeline.isCancelled, let entry = try reader.next() {
+            switch entry {
+            case .failure(let error): willRun?(error.row)
+            case .success(let record): willRun?(record.line)
+            }
             switch entry {
             case .failure(let error):
                 pipeline.reject(.failed(row: error.row, id: String(error.row), src: "",

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Writes the `--report` file as the run goes, in manifest order, in constant memory.
+///
+/// Rows finish out of order (several are in flight at once), so each result waits here only
+/// until the rows read before it have finished: at most the pipeline's admission window. The
+/// file is built under a temporary name beside the report and renamed into place at the end,
+/// so a report is never seen half-written. Layout (schema 1, documented in README.md):
+/// `{"schema":1,"rows":[ one compact record per line ],"summary":{...}}`.
+public final class ReportStream {
+    private let destination: URL
+    private let temporary: URL
+    private let handle: FileHandle
+    private let encoder: JSONEncoder
+    private var expected: [Int] = []  // lines read, in order, whose records are not written yet
+    private var head = 0
+    private var waiting: [Int: RowResult] = [:]
+    private var first = true
+
+    /// Starts a report that will be put at `destination` by `finish`.
+    public init(destination: URL) throws {
+        self.destination = destination
+        temporary = destination.deletingLastPathComponent()
+            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        handle = try FileHandle(forWritingTo: temporary)
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        TemporaryFiles.shared.insert(temporary.path)
+        try handle.write(contentsOf: Data("{\"schema\":1,\"rows\":[".utf8))
+    }
+
+    /// Notes that the record on `line` was read, fixing its place in the report.
+    public func expect(line: Int) {
+        expected.append(line)
+    }
+
+    /// Adds a finished row; it is written once every row read before it is.
+    public func add(_ result: RowResult) throws {
+        waiting[result.row] = result
+        while head < expected.count, let next = waiting.removeValue(forKey: expected[head]) {
+            head += 1
+            try write(next)
+        }
+        if head > 4096 {
+            expected.removeFirst(head)
+            head = 0
+        }
+    }
+
+    /// Writes any rows still waiting and the summary, and puts the report in place.
+    public func finish(summary: RunSummary) throws {
+        for result in waiting.values.sorted(by: { $0.row < $1.row }) { try write(result) }
+        waiting = [:]
+        try handle.write(contentsOf: Data("\n],\"summary\":".utf8))
+        try handle.write(contentsOf: encoder.encode(summary))
+        try handle.write(contentsOf: Data("}\n".utf8))
+        try handle.close()
+        guard rename(temporary.path, destination.path) == 0 else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        TemporaryFiles.shared.remove(temporary.path)
+    }
+
+    private func write(_ result: RowResult) throws {
+        try handle.write(contentsOf: Data((first ? "\n" : ",\n").utf8))
+        first = false
+        try handle.write(contentsOf: encoder.encode(result))
+    }
+}

@@ -1,0 +1,49 @@
+import Synchronization
+
+/// Receives every row's result from the pipeline's threads: counts it, streams it to the
+/// report (if any), and shows it to an observer (the CLI prints failures).
+public final class RunRecorder: Sendable {
+    private struct State {
+        var summary = RunSummary()
+        var report: ReportStream?
+        var reportError: Error?
+    }
+
+    private let state: Mutex<State>
+    private let onEach: (@Sendable (RowResult) -> Void)?
+
+    /// A recorder writing `report` (if given); `onEach` sees each result, one at a time.
+    public init(report: sending ReportStream?, onEach: (@Sendable (RowResult) -> Void)? = nil) {
+        state = Mutex(State(report: report))
+        self.onEach = onEach
+    }
+
+    /// Notes that the record on `line` was read (its place in the report).
+    public func expect(line: Int) {
+        state.withLock { $0.report?.expect(line: line) }
+    }
+
+    /// Records one row's result.
+    public func record(_ result: RowResult) {
+        state.withLock { state in
+            state.summary.count(result)
+            do {
+                try state.report?.add(result)
+            } catch {
+                state.reportError = state.reportError ?? error
+            }
+            onEach?(result)
+        }
+    }
+
+    /// Ends the run: stamps the time, completes the report, and returns the summary. Throws
+    /// when the report could not be written.
+    public func finish(seconds: Double) throws -> RunSummary {
+        try state.withLock { state in
+            state.summary.seconds = (seconds * 1000).rounded() / 1000
+            if let error = state.reportError { throw error }
+            try state.report?.finish(summary: state.summary)
+            return state.summary
+        }
+    }
+}
