@@ -104,10 +104,22 @@ struct CommandLineTests {
         let space = try Workspace()
         try space.fixture(.quadrants(width: 20, height: 20), "a.png")
         let manifest = try space.folder.write("src\na.png\n", to: "m.csv")
+        _ = try space.folder.write("not a folder", to: "blocker")
         let result = try await CLIRunner.run(
-            [manifest.path, "--out", space.out.path, "--report", space.folder.file("no/such/dir/r.json").path])
+            [manifest.path, "--out", space.out.path, "--report", space.folder.file("blocker/r.json").path])
         #expect(result.status == 3)
         #expect(result.stderr.contains("r.json"))
+    }
+
+    @Test("A report in a folder that does not exist yet is written there, like --out")
+    func reportFolderCreated() async throws {
+        let space = try Workspace()
+        try space.fixture(.quadrants(width: 20, height: 20), "a.png")
+        let manifest = try space.folder.write("src\na.png\n", to: "m.csv")
+        let report = space.folder.file("out/reports/r.json")
+        let result = try await CLIRunner.run([manifest.path, "--out", space.out.path, "--report", report.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Report.read(report).summary.written == 1)
     }
 
     @Test("- reads the manifest from standard input, relative to the current folder")

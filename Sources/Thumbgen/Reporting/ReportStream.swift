@@ -17,10 +17,13 @@ public final class ReportStream {
     private var waiting: [Int: RowResult] = [:]
     private var first = true
 
-    /// Starts a report that will be put at `destination` by `finish`.
+    /// Starts a report that will be put at `destination` by `finish`; its folder is created if
+    /// missing, like `--out`.
     public init(destination: URL) throws {
         self.destination = destination
-        temporary = destination.deletingLastPathComponent()
+        let folder = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        temporary = folder
             .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
