@@ -2,7 +2,8 @@
 import PackageDescription
 
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
-/// (`thumbgen`) over it; libvips is reached only through the `CVips` system library.
+/// (`thumbgen`) over it; libvips and libcurl are reached only through the `CVips` and `CCurl`
+/// system libraries.
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -20,10 +21,16 @@ let package = Package(
             pkgConfig: "vips",
             providers: [.apt(["libvips-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(
             name: "Thumbgen",
             dependencies: [
                 "CVips",
+                "CCurl",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

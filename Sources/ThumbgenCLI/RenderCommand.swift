@@ -40,6 +40,9 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "Column defaults")
     var defaults: ColumnDefaults
 
+    @OptionGroup(title: "HTTP sources")
+    var fetch: FetchOptions
+
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let threadsPerImage, threadsPerImage < 1 {
@@ -58,6 +61,7 @@ struct RenderCommand: ParsableCommand {
         var configuration = PipelineConfiguration(outputDirectory: URL(fileURLWithPath: out))
         if let jobs { configuration.cpuConcurrency = jobs }
         if let threadsPerImage { configuration.threadsPerImage = threadsPerImage }
+        configuration.fetch = fetch.policy
         let quiet = self.quiet
         let stream: ReportStream?
         do {

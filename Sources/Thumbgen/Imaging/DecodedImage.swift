@@ -10,6 +10,8 @@ struct DecodedImage: @unchecked Sendable {
     /// Whether the pixels were decoded into memory already (so a later failure is not the
     /// source's).
     var isInMemory = false
+    /// Whatever must live as long as the pixels may be read (a downloaded file).
+    var keepAlive: (any Sendable)?
 
     /// Working pixels per source pixel, horizontally and vertically (1 without shrink-on-load;
     /// the two differ slightly because loaders round partial blocks up).

@@ -12,6 +12,7 @@ final class Job: Sendable {
         var result: RowResult?
         var operations: [Operation] = []
         var times = RowResult.StageTimes()
+        var http: RowResult.HTTPInfo?
     }
 
     /// A job for `request`; `onFinish` receives its result once, whatever happens.
@@ -33,6 +34,11 @@ final class Job: Sendable {
         state.withLock { $0.times[keyPath: stage] = (ms * 10).rounded() / 10 }
     }
 
+    /// Records how its source's download went.
+    func record(http: RowResult.HTTPInfo) {
+        state.withLock { $0.http = http }
+    }
+
     /// Whether the job already has its result.
     var isFinished: Bool { state.withLock { $0.result != nil } }
 
@@ -42,6 +48,7 @@ final class Job: Sendable {
             guard state.result == nil else { return nil }
             var result = result
             if state.times != RowResult.StageTimes() { result.ms = state.times }
+            result.http = result.http ?? state.http
             state.result = result
             return result
         }

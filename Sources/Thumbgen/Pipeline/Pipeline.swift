@@ -6,9 +6,9 @@ import Synchronization
 /// The stage graph, per source and per output:
 ///
 ///     submit(row) ─► [admission gate] ─► SourceTask (shared by rows naming the same source)
-///                                           └─ DecodeOperation ─┬─► RenderOperation ─► WriteOperation   (row 1)
-///                                              (decodeQueue)    └─► RenderOperation ─► WriteOperation   (row 2)
-///                                                                   (renderQueue)      (writeQueue)
+///         [DownloadOperation ─►] DecodeOperation ─┬─► RenderOperation ─► WriteOperation   (row 1)
+///          (downloadQueue,        (decodeQueue)   └─► RenderOperation ─► WriteOperation   (row 2)
+///           remote sources only)                      (renderQueue)      (writeQueue)
 ///
 /// Each stage is an `Operation` chained by dependencies on a queue sized for its resource
 /// (CPU work to the cores, writes to a few). A row's priority sets the `queuePriority` of its
@@ -22,6 +22,8 @@ public final class Pipeline: Sendable {
     private let decodeQueue = OperationQueue()
     private let renderQueue = OperationQueue()
     private let writeQueue = OperationQueue()
+    private let downloadQueue = OperationQueue()
+    private let downloads: DownloadSupport
     private let gate: AdmissionGate
     private let registry = SourceRegistry()
     private let decoder = SourceDecoder()
@@ -55,6 +57,9 @@ public final class Pipeline: Sendable {
         renderQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
         writeQueue.name = "thumbgen.write"
         writeQueue.maxConcurrentOperationCount = configuration.writeConcurrency
+        downloadQueue.name = "thumbgen.download"
+        downloadQueue.maxConcurrentOperationCount = configuration.fetch.concurrentTransfers
+        downloads = DownloadSupport(policy: configuration.fetch)
     }
 
     /// How many source decodes the pipeline has started (rows sharing a source share one).
@@ -75,11 +80,7 @@ public final class Pipeline: Sendable {
             self.gate.leave()
             self.onResult(result)
         }
-        if case .remote = request.source {
-            return job.fail(ThumbnailFailure(
-                .notSupported, "\(request.sourceText): http(s) sources are not supported yet"))
-        }
-        let (task, isNew) = registry.task(for: job, decoder: decoder)
+        let (task, isNew) = registry.task(for: job, decoder: decoder, download: downloads.operation)
         let render = RenderOperation(job: job, decode: task.decode)
         let write = WriteOperation(job: job, render: render, writer: writer)
         render.queuePriority = request.priority.queuePriority
@@ -92,6 +93,7 @@ public final class Pipeline: Sendable {
             guard !state.cancelled else { return (true, false) }
             state.active[ObjectIdentifier(job)] = job
             if isNew {
+                if let download = task.download { state.batch.append((download, downloadQueue)) }
                 state.batch.append((task.decode, decodeQueue))
                 state.decodes += 1
             }
@@ -120,6 +122,7 @@ public final class Pipeline: Sendable {
     /// Waits until every submitted row has its result.
     public func waitUntilFinished() {
         flush()
+        downloadQueue.waitUntilAllOperationsAreFinished()
         decodeQueue.waitUntilAllOperationsAreFinished()
         renderQueue.waitUntilAllOperationsAreFinished()
         writeQueue.waitUntilAllOperationsAreFinished()
@@ -133,5 +136,6 @@ public final class Pipeline: Sendable {
             return Array(state.active.values)
         }
         jobs.forEach { $0.cancel() }
+        for case let download as DownloadOperation in downloadQueue.operations { download.abandon() }
     }
 }

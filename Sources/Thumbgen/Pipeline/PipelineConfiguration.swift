@@ -13,6 +13,8 @@ public struct PipelineConfiguration: Sendable {
     public var threadsPerImage: Int = 1
     /// Rows admitted but not finished, at most; the reader waits beyond it, which bounds memory.
     public var maxPendingRows: Int
+    /// How remote sources are fetched.
+    public var fetch = FetchPolicy()
 
     /// A configuration writing under `outputDirectory` with defaults sized to this machine.
     public init(outputDirectory: URL) {

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Finds the open `SourceTask` for a source, so that rows naming the same source share one
@@ -7,13 +8,16 @@ final class SourceRegistry: Sendable {
 
     /// Attaches `job` to the open task for its source, or to a new one; returns the task and
     /// whether it is new (a new task's decode must be enqueued by the caller).
-    func task(for job: Job, decoder: SourceDecoder) -> (task: SourceTask, isNew: Bool) {
+    func task(for job: Job, decoder: SourceDecoder,
+              download: (URL) -> DownloadOperation) -> (task: SourceTask, isNew: Bool) {
         tasks.withLock { tasks in
             let source = job.request.source
             if let existing = tasks[source], existing.attach(job) {
                 return (existing, false)
             }
-            let task = SourceTask(source: source, decoder: decoder)
+            var fetch: DownloadOperation?
+            if case .remote(let url) = source { fetch = download(url) }
+            let task = SourceTask(source: source, decoder: decoder, download: fetch)
             _ = task.attach(job)
             tasks[source] = task
             return (task, true)

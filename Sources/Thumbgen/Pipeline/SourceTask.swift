@@ -12,6 +12,8 @@ final class SourceTask: Sendable {
     let source: SourceLocation
     /// The operation that opens the source; the jobs' renders depend on it.
     let decode: DecodeOperation
+    /// The operation that fetches a remote source first; the decode depends on it.
+    let download: DownloadOperation?
     private let state = Mutex(State())
 
     private struct State {
@@ -19,11 +21,21 @@ final class SourceTask: Sendable {
         var open = true
     }
 
-    /// A task for `source`, decoding with `decoder`.
-    init(source: SourceLocation, decoder: SourceDecoder) {
+    /// A task for `source`, decoding with `decoder` (after `download`, for a remote source).
+    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?) {
         self.source = source
-        self.decode = DecodeOperation(source: source, decoder: decoder)
+        self.download = download
+        self.decode = DecodeOperation(source: source, decoder: decoder, download: download)
         decode.task = self
+        if let download {
+            decode.addDependency(download)
+            download.isWanted = { [weak self] in self?.isWanted ?? false }
+        }
+    }
+
+    /// Whether a job still waits on the source (false once every attached job has finished).
+    var isWanted: Bool {
+        state.withLock { state in state.jobs.contains { !$0.isFinished } }
     }
 
     /// Adds `job` if the decode has not started; false if the task is closed.
@@ -33,6 +45,7 @@ final class SourceTask: Sendable {
             state.jobs.append(job)
             let highest = state.jobs.map(\.request.priority).max() ?? .normal
             decode.queuePriority = highest.queuePriority
+            download?.queuePriority = highest.queuePriority
             return true
         }
     }

@@ -16,6 +16,18 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case outputEscapes = "output_escapes"
     /// The output could not be written.
     case writeFailed = "write_failed"
+    /// The server answered with an error status (4xx, or 5xx after retries).
+    case httpError = "http_error"
+    /// No connection could be made, or it broke (after retries).
+    case networkError = "network_error"
+    /// The connect, total or stall timeout ran out.
+    case timeout
+    /// The source is larger than `--max-bytes`.
+    case tooLarge = "too_large"
+    /// The source redirects more than `--max-redirects` times (or in a loop).
+    case tooManyRedirects = "too_many_redirects"
+    /// The host resolved to a non-public address and `--allow-private-network` is off.
+    case forbiddenAddress = "forbidden_address"
     /// The row asks for something this version cannot do yet.
     case notSupported = "not_supported"
     /// The run was interrupted before the row finished.
@@ -38,6 +50,22 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
     /// The failure for a row the manifest parser refused.
     init(_ error: RowError) {
         self.init(.invalidRow, error.detail)
+    }
+
+    /// The failure for a download that did not succeed.
+    static func fetch(_ failure: FetchFailure, src: String) -> ThumbnailFailure {
+        let code: ErrorCode
+        switch failure.error {
+        case .httpStatus: code = .httpError
+        case .connection, .truncated, .other: code = .networkError
+        case .timeout: code = .timeout
+        case .tooLarge: code = .tooLarge
+        case .tooManyRedirects: code = .tooManyRedirects
+        case .forbiddenAddress: code = .forbiddenAddress
+        case .cancelled: code = .cancelled
+        }
+        let tries = failure.attempts > 1 ? " (after \(failure.attempts) attempts)" : ""
+        return ThumbnailFailure(code, "\(src): \(failure.error)\(tries)")
     }
 
     /// The failure for a libvips error met at `stage` (`decodeFailed` or `encodeFailed`).

@@ -9,11 +9,23 @@ public struct RowResult: Sendable, Equatable, Codable {
     /// Milliseconds spent in each stage (absent for stages the row never reached).
     public struct StageTimes: Sendable, Equatable, Codable {
         /// From the source's decode starting to this row's render starting.
+        public var download: Double?
+        /// From the source's decode starting to this row's render starting.
         public var decode: Double?
         /// Crop, scale and encode.
         public var render: Double?
         /// Naming and writing the file.
         public var write: Double?
+    }
+
+    /// How a remote source's download went.
+    public struct HTTPInfo: Sendable, Equatable, Codable {
+        /// The final HTTP status (0 when no response arrived).
+        public var status: Int
+        /// Body bytes received.
+        public var bytes: Int64
+        /// Requests made, retries included.
+        public var attempts: Int
     }
 
     /// A failure's stable code and readable message.
@@ -48,6 +60,8 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var error: Failure?
     /// Milliseconds per stage.
     public var ms: StageTimes?
+    /// The download of a remote source.
+    public var http: HTTPInfo?
 
     /// A row that failed before any work (bad row, unsupported source).
     static func failed(row: Int, id: String, src: String, _ failure: ThumbnailFailure) -> RowResult {

@@ -103,6 +103,11 @@ struct Report: Decodable, Sendable {
         var code: String
         var message: String
     }
+    struct HTTP: Decodable, Sendable {
+        var status: Int
+        var bytes: Int
+        var attempts: Int
+    }
     struct Row: Decodable, Sendable {
         var row: Int
         var id: String
@@ -115,6 +120,7 @@ struct Report: Decodable, Sendable {
         var sha256: String?
         var format: String?
         var error: Failure?
+        var http: HTTP?
     }
     var schema: Int
     var summary: Summary

@@ -19,9 +19,12 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     /// When the decode began, for the jobs' stage times.
     var started: ContinuousClock.Instant? { startedAt.withLock { $0 } }
 
-    init(source: SourceLocation, decoder: SourceDecoder) {
+    private let download: DownloadOperation?
+
+    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?) {
         self.source = source
         self.decoder = decoder
+        self.download = download
     }
 
     override func main() {
@@ -35,13 +38,30 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     }
 
     private func decode(for jobs: [Job]) -> Result<DecodedImage, ThumbnailFailure> {
-        guard case .file(let path) = source else {
-            return .failure(ThumbnailFailure(.notSupported, "\(source): remote sources are not supported yet"))
-        }
-        if let failure = LocalFileCheck.failure(path: path, src: jobs[0].request.sourceText) {
-            return .failure(failure)
-        }
         let src = jobs[0].request.sourceText
+        let path: String
+        var keepAlive: DownloadedFile?
+        switch source {
+        case .file(let local):
+            if let failure = LocalFileCheck.failure(path: local, src: src) { return .failure(failure) }
+            path = local
+        case .remote:
+            if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
+            switch download?.result {
+            case nil:
+                return .failure(ThumbnailFailure(.cancelled, "\(src): cancelled"))
+            case .failure(let failure):
+                let info = RowResult.HTTPInfo(status: failure.status, bytes: 0, attempts: failure.attempts)
+                jobs.forEach { $0.record(http: info) }
+                return .failure(.fetch(failure, src: src))
+            case .success(let downloaded):
+                let r = downloaded.response
+                let info = RowResult.HTTPInfo(status: r.status, bytes: r.bytes, attempts: r.attempts)
+                jobs.forEach { $0.record(http: info) }
+                path = downloaded.file.path
+                keepAlive = downloaded.file
+            }
+        }
         do {
             let opened = try decoder.open(path: path)
             let header = opened.header
@@ -55,6 +75,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 decoded = DecodedImage(image: try decoded.image.copiedToMemory(), header: header,
                                        isInMemory: true)
             }
+            decoded.keepAlive = keepAlive
             return .success(decoded)
         } catch {
             return .failure(.imaging(error, src: src, stage: .decodeFailed))

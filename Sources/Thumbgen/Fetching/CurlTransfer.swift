@@ -1,0 +1,141 @@
+import CCurl
+import Foundation
+
+/// One HTTP request on one libcurl easy handle, streaming its body into a file.
+///
+/// The handle and every C callback's context belong to this object; the transfer loop keeps it
+/// alive while libcurl uses it. Limits are enforced inside the callbacks: the body is cut off
+/// the moment it passes `maxBytes`, and a connection to a non-public address is refused before
+/// the request is sent.
+final class CurlTransfer: @unchecked Sendable {
+    let handle: UnsafeMutableRawPointer
+    let url: URL
+    private let policy: FetchPolicy
+    private let file: Int32
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    // Touched only on the loop's thread while the transfer runs, read after it finishes.
+    private(set) var bytes: Int64 = 0
+    private(set) var exceededLimit = false
+    private(set) var refusedAddress: String?
+    private(set) var headers: [String: String] = [:]
+
+    /// Prepares a GET of `url` into the open file descriptor `file` (not closed here).
+    init?(url: URL, file: Int32, policy: FetchPolicy) {
+        guard let handle = curl_easy_init() else { return nil }
+        self.handle = handle
+        self.url = url
+        self.file = file
+        self.policy = policy
+        errorBuffer.initialize(to: 0)
+        configure()
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    private func configure() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = tg_curl_set_string(handle, CURLOPT_URL, url.absoluteString)
+        _ = tg_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
+        _ = tg_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        _ = tg_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
+        _ = tg_curl_set_long(handle, CURLOPT_MAXREDIRS, policy.maxRedirects)
+        _ = tg_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(policy.connectTimeout * 1000))
+        _ = tg_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(policy.totalTimeout * 1000))
+        // "Stalled" = under 1 byte/s for the stall timeout.
+        _ = tg_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
+        _ = tg_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(policy.stallTimeout)))
+        _ = tg_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(policy.maxBytes))
+        _ = tg_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")  // all that libcurl decodes
+        _ = tg_curl_set_string(handle, CURLOPT_USERAGENT, policy.userAgent)
+        _ = tg_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
+        _ = tg_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        _ = tg_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWrite)
+        _ = tg_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
+        _ = tg_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeader)
+        _ = tg_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
+        _ = tg_curl_set_prereq_callback(handle, curlPrereq)
+        _ = tg_curl_set_pointer(handle, CURLOPT_PREREQDATA, context)
+    }
+
+    /// Appends body bytes to the file; returning fewer than offered makes libcurl abort.
+    fileprivate func receive(_ data: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        guard bytes + Int64(count) <= policy.maxBytes else {
+            exceededLimit = true
+            return 0
+        }
+        var offset = 0
+        while offset < count {
+            let n = write(file, data + offset, count - offset)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return 0 }
+            offset += n
+        }
+        bytes += Int64(count)
+        return count
+    }
+
+    /// Keeps the headers of the last response (a redirect's are dropped when the next starts).
+    fileprivate func header(_ line: String) {
+        if line.hasPrefix("HTTP/") {
+            headers = [:]
+            return
+        }
+        guard let colon = line.firstIndex(of: ":") else { return }
+        let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
+        headers[name] = value
+    }
+
+    /// Refuses a connection to a non-public address unless private networks are allowed.
+    fileprivate func mayConnect(to address: String) -> Bool {
+        if policy.allowPrivateNetwork || !AddressGuard.isNonPublic(address) { return true }
+        refusedAddress = address
+        return false
+    }
+
+    /// The final HTTP status (0 when no response arrived).
+    var status: Int {
+        var code = 0
+        _ = tg_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
+    /// The URL of the last request, after redirects.
+    var finalURL: String {
+        var text: UnsafeMutablePointer<CChar>?
+        guard tg_curl_get_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text else {
+            return url.absoluteString
+        }
+        return String(cString: text)
+    }
+
+    /// libcurl's own message for the last error, with the error buffer's detail.
+    func message(for code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+}
+
+private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer? {
+    context.map { Unmanaged<CurlTransfer>.fromOpaque($0).takeUnretainedValue() }
+}
+
+private let curlWrite: tg_curl_data_callback = { data, size, count, context in
+    guard let data, let transfer = transfer(context) else { return 0 }
+    return transfer.receive(data, size * count)
+}
+
+private let curlHeader: tg_curl_data_callback = { data, size, count, context in
+    guard let data, let transfer = transfer(context) else { return 0 }
+    let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
+    transfer.header(String(decoding: bytes, as: UTF8.self))
+    return size * count
+}
+
+private let curlPrereq: tg_curl_prereq_callback = { context, connectedIP, _, _, _ in
+    guard let transfer = transfer(context), let connectedIP else { return 1 }
+    return transfer.mayConnect(to: String(cString: connectedIP)) ? 0 : 1  // CURL_PREREQFUNC_*
+}

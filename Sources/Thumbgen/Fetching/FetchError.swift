@@ -1,0 +1,47 @@
+/// Why a download failed; each case maps to one stable row error code.
+public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The server answered with an error status (after retries, where they apply).
+    case httpStatus(Int)
+    /// No connection could be made, or it broke (after retries).
+    case connection(String)
+    /// The connect, total or stall timeout ran out.
+    case timeout(String)
+    /// The body is larger than `--max-bytes`.
+    case tooLarge(limit: Int64)
+    /// More redirects than `--max-redirects`.
+    case tooManyRedirects
+    /// The host resolved to an address that is not public, and `--allow-private-network` is off.
+    case forbiddenAddress(String)
+    /// The body ended before its announced length.
+    case truncated
+    /// The transfer was cancelled.
+    case cancelled
+    /// Anything else libcurl reported.
+    case other(String)
+
+    /// A readable account.
+    public var description: String {
+        switch self {
+        case .httpStatus(let code): return "HTTP status \(code)"
+        case .connection(let message): return "connection failed: \(message)"
+        case .timeout(let message): return "timed out: \(message)"
+        case .tooLarge(let limit): return "larger than --max-bytes (\(limit) bytes)"
+        case .tooManyRedirects: return "too many redirects"
+        case .forbiddenAddress(let address):
+            return "refused: \(address) is not a public address (see --allow-private-network)"
+        case .truncated: return "the body ended before its Content-Length"
+        case .cancelled: return "cancelled"
+        case .other(let message): return message
+        }
+    }
+}
+
+/// A failed download: why, and how hard thumbgen tried.
+public struct FetchFailure: Error, Sendable, Equatable {
+    /// What went wrong in the end.
+    public var error: FetchError
+    /// Requests made, retries included.
+    public var attempts: Int
+    /// The last HTTP status received (0 when none was).
+    public var status: Int
+}
