@@ -53,6 +53,10 @@ struct HTTPSourceTests {
             #expect(record.error?.code == code, "\(path): \(String(describing: record.error))")
             #expect(record.status == (code == nil ? "written" : "failed"), "\(path)")
             #expect(record.http?.attempts == attempts, "\(path): \(String(describing: record.http))")
+            // Bounded: the slowest fault here (a stall) ends after --stall-timeout 1 s per attempt;
+            // a hang would run into --timeout (10 s) at the latest.
+            let download = record.ms?["download"] ?? .infinity
+            #expect(download < 10_000, "\(path) took \(download) ms")
         }
         #expect(run.report?.row(3)?.http?.status == 404)
         // Exactly the written rows' files exist; no temporary file remains.

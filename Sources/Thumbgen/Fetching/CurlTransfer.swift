@@ -18,6 +18,9 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var exceededLimit = false
     private(set) var refusedAddress: String?
     private(set) var headers: [String: String] = [:]
+    private(set) var stalled = false
+    private var lastReceived: curl_off_t = -1
+    private var lastProgress = ContinuousClock.now
 
     /// Prepares a GET of `url` into the open file descriptor `file` (not closed here).
     init?(url: URL, file: Int32, policy: FetchPolicy) {
@@ -44,9 +47,11 @@ final class CurlTransfer: @unchecked Sendable {
         _ = tg_curl_set_long(handle, CURLOPT_MAXREDIRS, policy.maxRedirects)
         _ = tg_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(policy.connectTimeout * 1000))
         _ = tg_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(policy.totalTimeout * 1000))
-        // "Stalled" = under 1 byte/s for the stall timeout.
-        _ = tg_curl_set_long(handle, CURLOPT_LOW_SPEED_LIMIT, 1)
-        _ = tg_curl_set_long(handle, CURLOPT_LOW_SPEED_TIME, max(1, Int(policy.stallTimeout)))
+        // The stall timeout is checked here rather than with CURLOPT_LOW_SPEED_TIME, whose
+        // rolling average notices a dead connection only about six seconds late.
+        _ = tg_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
+        _ = tg_curl_set_progress_callback(handle, curlProgress)
+        _ = tg_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
         _ = tg_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(policy.maxBytes))
         _ = tg_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")  // all that libcurl decodes
         _ = tg_curl_set_string(handle, CURLOPT_USERAGENT, policy.userAgent)
@@ -87,6 +92,21 @@ final class CurlTransfer: @unchecked Sendable {
         let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
         headers[name] = value
+    }
+
+    /// Aborts the transfer (returns false) once nothing has arrived for the stall timeout.
+    fileprivate func progressed(to received: curl_off_t) -> Bool {
+        let now = ContinuousClock.now
+        if received != lastReceived {
+            lastReceived = received
+            lastProgress = now
+            return true
+        }
+        if now - lastProgress > .milliseconds(Int(policy.stallTimeout * 1000)) {
+            stalled = true
+            return false
+        }
+        return true
     }
 
     /// Refuses a connection to a non-public address unless private networks are allowed.
@@ -133,6 +153,11 @@ private let curlHeader: tg_curl_data_callback = { data, size, count, context in
     let bytes = UnsafeRawBufferPointer(start: data, count: size * count)
     transfer.header(String(decoding: bytes, as: UTF8.self))
     return size * count
+}
+
+private let curlProgress: tg_curl_progress_callback = { context, _, received, _, _ in
+    guard let transfer = transfer(context) else { return 1 }
+    return transfer.progressed(to: received) ? 0 : 1
 }
 
 private let curlPrereq: tg_curl_prereq_callback = { context, connectedIP, _, _, _ in

@@ -106,6 +106,9 @@ public final class HTTPFetcher: Sendable {
         -> Result<FetchResponse, FetchError>
     {
         if let address = transfer.refusedAddress { return .failure(.forbiddenAddress(address)) }
+        if transfer.stalled {
+            return .failure(.timeout("nothing received for \(policy.stallTimeout) s"))
+        }
         if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
             return .failure(.tooLarge(limit: policy.maxBytes))
         }

@@ -121,6 +121,7 @@ struct Report: Decodable, Sendable {
         var format: String?
         var error: Failure?
         var http: HTTP?
+        var ms: [String: Double]?
     }
     var schema: Int
     var summary: Summary
