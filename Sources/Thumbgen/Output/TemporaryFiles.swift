@@ -14,8 +14,10 @@ public final class TemporaryFiles: Sendable {
     func insert(_ path: String) { paths.withLock { _ = $0.insert(path) } }
     func remove(_ path: String) { paths.withLock { _ = $0.remove(path) } }
 
-    /// Deletes every temporary file still in flight; safe to call from a signal path.
+    /// Deletes every temporary file (or folder, with its contents) still in flight.
     public func removeAll() {
-        for path in paths.withLock({ $0 }) { unlink(path) }
+        for path in paths.withLock({ $0 }) where unlink(path) != 0 {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }

@@ -12,9 +12,18 @@ final class DownloadSupport: Sendable {
     }
 
     deinit {
-        if let folder = made.withLock({ $0?.folder }) {
-            try? FileManager.default.removeItem(at: folder)
-        }
+        finish()
+    }
+
+    /// Removes the download folder (and whatever is left in it) and stops the transfer thread;
+    /// the next remote source starts them again.
+    func finish() {
+        guard let folder = made.withLock({ made in
+            defer { made = nil }
+            return made?.folder
+        }) else { return }
+        try? FileManager.default.removeItem(at: folder)
+        TemporaryFiles.shared.remove(folder.path)
     }
 
     /// A download operation for `url` into the run's temporary folder.
@@ -29,6 +38,7 @@ final class DownloadSupport: Sendable {
             let folder = FileManager.default.temporaryDirectory
                 .appendingPathComponent("thumbgen-\(getpid())-\(UUID().uuidString.prefix(8))")
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            TemporaryFiles.shared.insert(folder.path)
             let parts = (HTTPFetcher(policy: policy), folder)
             made = parts
             return parts

@@ -126,6 +126,7 @@ public final class Pipeline: Sendable {
         decodeQueue.waitUntilAllOperationsAreFinished()
         renderQueue.waitUntilAllOperationsAreFinished()
         writeQueue.waitUntilAllOperationsAreFinished()
+        downloads.finish()
     }
 
     /// Cancels every row in flight (encodes stop at once; they end as `cancelled`) and refuses
