@@ -102,4 +102,26 @@ struct HTTPSourceTests {
             ["--size", "32", "--allow-private-network", "--timeout", "1"])
         #expect(run.report?.row(2)?.error?.code == "timeout")
     }
+
+    @Test("SIGINT aborts downloads in flight: the run ends promptly with 130 and a report")
+    func interruptDuringDownloads() async throws {
+        let (space, server) = try Self.serve()
+        let rows = (0..<6).map { [server.url("/delay/30000/q.jpg?n=\($0)"), "r\($0).png"] }
+        let manifest = try space.folder.write(CSV.manifest(["src", "out"], rows), to: "m.csv")
+        let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report",
+                                    space.reportURL.path, "--allow-private-network", "--timeout", "60"])
+        try runner.start()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while runner.isRunning, ContinuousClock.now < deadline, (try? server.counts().total) ?? 0 < 6 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try #require(runner.isRunning, "the run ended before its downloads started")
+        runner.send(SIGINT)
+        // Bounded: the transfers would take 30 s; aborted, the run ends in well under that.
+        let result = await runner.wait(timeout: .seconds(20))
+        #expect(result.status == 130, "\(result.stderr)")
+        let report = try Report.read(space.reportURL)
+        #expect(report.summary.rows == 6 && report.summary.cancelled == 6)
+        #expect(space.outputFiles.isEmpty)
+    }
 }
