@@ -5,14 +5,21 @@ import Testing
 /// Outputs never land outside `--out`: not through `..`, absolute paths or symbolic links.
 @Suite("Output path confinement")
 struct PathConfinementTests {
-    @Test("Statically escaping templates fail as invalid_row, links as output_escapes; nothing lands outside")
-    func escapes() async throws {
+    /// A workspace with a source `a.png`, a folder `outside/` beside `out/`, and a symbolic
+    /// link `out/link` pointing at it.
+    static func workspaceWithLinkOut() throws -> (Workspace, URL) {
         let space = try Workspace()
         try space.fixture(.quadrants(width: 40, height: 30), "a.png")
         let outside = space.folder.file("outside")
         try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: space.out, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: space.output("link"), withDestinationURL: outside)
+        return (space, outside)
+    }
+
+    @Test("Statically escaping templates fail as invalid_row, links as output_escapes; nothing lands outside")
+    func escapes() async throws {
+        let (space, outside) = try Self.workspaceWithLinkOut()
         let rows = [
             ["a.png", "../x.jpg"],                                  // 2
             ["a.png", outside.appendingPathComponent("abs.jpg").path], // 3
@@ -40,12 +47,7 @@ struct PathConfinementTests {
 
     @Test("A link to an outside folder deeper in the path creates nothing outside")
     func noFoldersOutside() async throws {
-        let space = try Workspace()
-        try space.fixture(.quadrants(width: 40, height: 30), "a.png")
-        let outside = space.folder.file("outside")
-        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: space.out, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: space.output("link"), withDestinationURL: outside)
+        let (space, outside) = try Self.workspaceWithLinkOut()
         let run = try await space.run(manifest: CSV.manifest(["src", "out"], [["a.png", "link/sub/x.jpg"]]))
         #expect(run.status == 1)
         #expect(run.report?.row(2)?.error?.code == "output_escapes")
