@@ -2,8 +2,12 @@
 """The timing half of scripts/bench (run that; it does the set-up first).
 
     bench.py run --bench-dir DIR --rounds N --only LIST --thumbgen BIN --packages PKG...
+                 [--base-url URL --access-log FILE --connections N --rate R]
         builds the corpus from the packages' files, runs the contenders round-robin, prints the
-        table of medians; exits 1 if any run failed or any output count is short.
+        table of medians; exits 1 if any run failed, any output count is short, or (network
+        case) any file was fetched other than exactly once per run. The network contenders
+        fetch from --base-url (the nginx that scripts/bench starts, serving the corpus folder,
+        logging to --access-log).
     bench.py worker {pyvips,pillow} LISTFILE OUTDIR
         one contender's worker process (started by `run`), thumbnailing the files in LISTFILE.
 
@@ -16,6 +20,7 @@ import hashlib
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -26,7 +31,10 @@ from pathlib import Path
 
 SIZE = 256
 QUALITY = 80
-CONTENDERS = ("thumbgen", "pyvips", "vipsthumbnail", "pillow")
+LOCAL_CONTENDERS = ("thumbgen", "pyvips", "vipsthumbnail", "pillow")
+NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
+CONTENDERS = LOCAL_CONTENDERS + NETWORK_CONTENDERS
+NETWORK_TARGET = 1.15   # the issue: thumbgen-net <= 1.15 x max(thumbgen local, curl-parallel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,12 +167,25 @@ def write_list(path, sources):
     return path
 
 
-def write_manifest(path, sources):
-    """thumbgen's CSV manifest: a `src` header, then one absolute path per line."""
+def write_manifest(path, srcs):
+    """thumbgen's CSV manifest: a `src` header, then one source (absolute path or URL) per line."""
     with open(path, "w", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
         writer.writerow(["src"])
-        writer.writerows([str(s.link)] for s in sources)
+        writer.writerows([str(src)] for src in srcs)
+    return path
+
+
+def source_url(base_url, source):
+    """The source's URL on the benchmark's nginx (link names are URL-safe by construction)."""
+    return base_url + source.link.name
+
+
+def write_curl_config(path, sources, base_url, outdir):
+    """A curl --config file: one url/output pair per source, outputs named as on the server."""
+    with open(path, "w") as f:
+        for source in sources:
+            f.write(f'url = "{source_url(base_url, source)}"\noutput = "{outdir / source.link.name}"\n')
     return path
 
 
@@ -180,13 +201,23 @@ def warm_page_cache(sources):
 # Contenders: each is a list of commands, started together; the run ends when all have ended.
 
 
-def contender_commands(name, outdir, files, thumbgen):
-    """The command lines of one contender's run. `files` holds the list files and manifest."""
+def contender_commands(name, outdir, files, thumbgen, connections=16):
+    """The command lines of one contender's run. `files` holds the list files and manifests."""
     me = [sys.executable, str(Path(__file__).resolve()), "worker"]
+    thumbgen_flags = ["--out", str(outdir), "--size", f"{SIZE}x{SIZE}", "--fit", "inside",
+                      "--format", "jpeg", "--quality", str(QUALITY)]
     if name == "thumbgen":
-        return [[thumbgen, str(files["manifest"]), "--out", str(outdir),
-                 "--size", f"{SIZE}x{SIZE}", "--fit", "inside",
-                 "--format", "jpeg", "--quality", str(QUALITY)]]
+        return [[thumbgen, str(files["manifest"]), *thumbgen_flags]]
+    if name == "thumbgen-net":
+        # --host-connections as well as --downloads: every URL is on one host, and thumbgen's
+        # default of 6 connections per host would otherwise cap it at 6 to curl's N.
+        return [[thumbgen, str(files["net_manifest"]), *thumbgen_flags, "--allow-private-network",
+                 "--downloads", str(connections), "--host-connections", str(connections)]]
+    if name == "curl-parallel":
+        # Writes every body to a file in outdir (as thumbgen writes its downloads to temporary
+        # files); --fail makes an HTTP error fail the run.
+        return [["curl", "--parallel", "--parallel-max", str(connections), "--no-progress-meter",
+                 "--fail", "--config", str(files["curl_config"])]]
     if name == "pyvips":
         return [me + ["pyvips", str(files["all"]), str(outdir)]]
     if name == "vipsthumbnail":
@@ -257,6 +288,11 @@ class Run:
     exit_codes: list = field(default_factory=list)
     outputs: int = 0
     strays: list = field(default_factory=list)
+    started_at: float = 0.0   # epoch seconds (to place nginx's log lines in the run)
+    ended_at: float = 0.0
+    log: "AccessLog" = None   # network runs: what nginx logged during the run
+    same_as_local: tuple = None  # thumbgen-net: (outputs byte-identical to thumbgen's, outputs)
+    flagged: bool = False     # failed, short, or (network) not exactly one GET per file
 
     @property
     def failed(self):
@@ -272,16 +308,29 @@ def timed_run(run, commands, logdir):
     GNU time (not wait4 here) because a child forked from this Python process would inherit
     its resident size as the floor of ru_maxrss; forked from the small `time`, it does not."""
     procs, timings = [], []
+    run.started_at = time.time()
     start = time.perf_counter()
-    for i, command in enumerate(commands):
-        stem = logdir / f"{run.contender}-r{run.round}-p{i}"
-        timings.append(Path(f"{stem}.time"))
-        with open(f"{stem}.out", "wb") as out, open(f"{stem}.err", "wb") as err:
-            procs.append(subprocess.Popen(
-                ["/usr/bin/time", "-f", TIME_FORMAT, "-o", str(timings[-1]), *command],
-                stdout=out, stderr=err, stdin=subprocess.DEVNULL))
-    run.exit_codes = [proc.wait() for proc in procs]
+    try:
+        for i, command in enumerate(commands):
+            stem = logdir / f"{run.contender}-r{run.round}-p{i}"
+            timings.append(Path(f"{stem}.time"))
+            with open(f"{stem}.out", "wb") as out, open(f"{stem}.err", "wb") as err:
+                # A session of its own, so that an interruption can stop `time` and its child.
+                procs.append(subprocess.Popen(
+                    ["/usr/bin/time", "-f", TIME_FORMAT, "-o", str(timings[-1]), *command],
+                    stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True))
+        run.exit_codes = [proc.wait() for proc in procs]
+    except BaseException:
+        for proc in procs:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        for proc in procs:
+            proc.wait()
+        raise
     run.wall = time.perf_counter() - start
+    run.ended_at = time.time()
     run.processes = len(procs)
     for timing in timings:
         # The figures are the last line; a "Command exited with non-zero status" may precede.
@@ -325,6 +374,104 @@ def count_outputs(run, outdir):
             run.strays.append(f"{path.name} ({'%dx%d' % dims if dims else 'not a JPEG'})")
 
 
+def count_fetched(run, outdir, sources):
+    """curl-parallel's outputs: the files fetched whole (the size of their source)."""
+    for source in sources:
+        path = outdir / source.link.name
+        size = path.stat().st_size if path.exists() else None
+        if size == source.size:
+            run.outputs += 1
+        else:
+            run.strays.append(f"{path.name} ({'missing' if size is None else f'{size} of {source.size} bytes'})")
+
+
+# ---------------------------------------------------------------------------------------------
+# nginx's access log (the log_format `bench` of scripts/bench's nginx.conf)
+
+LOG_LINE = re.compile(r'\S+ - \S+ \[[^]]*\] "(?P<method>\S+) (?P<path>\S+)[^"]*" (?P<status>\d+) '
+                      r'(?P<bytes>\d+) "[^"]*" "(?P<agent>[^"]*)" conn=(?P<conn>\d+) req=\d+ '
+                      r'rt=(?P<rt>[\d.]+) msec=(?P<msec>[\d.]+)$')
+
+
+@dataclass
+class Request:
+    method: str
+    name: str       # the file name asked for
+    status: int
+    bytes: int      # body bytes sent
+    agent: str
+    connection: int
+    start: float    # epoch s (end - request time)
+    end: float
+
+
+@dataclass
+class AccessLog:
+    """What nginx logged for one run."""
+    requests: list
+    unparsed: int
+
+    def gets(self):
+        return [r for r in self.requests if r.method == "GET"]
+
+    def summary(self, sizes, run):
+        """A dict of the figures the per-round lines and the checks use."""
+        gets = self.gets()
+        per_file = Counter(r.name for r in gets)
+        full = [r for r in gets if r.status == 200 and r.bytes == sizes.get(r.name)]
+        first_start = min((r.start for r in self.requests), default=run.started_at)
+        last_end = max((r.end for r in self.requests), default=run.started_at)
+        busy = sum(r.end - r.start for r in self.requests)
+        span = max(last_end - first_start, 1e-9)
+        return {
+            "requests": len(self.requests),
+            "gets": len(gets),
+            "full": len(full),
+            "files": len(per_file),
+            "max_per_file": max(per_file.values(), default=0),
+            "repeated": sorted(name for name, n in per_file.items() if n > 1),
+            "missing": sorted(set(sizes) - set(per_file)),
+            "statuses": Counter(r.status for r in self.requests),
+            "connections": len({r.connection for r in self.requests}),
+            "mib": sum(r.bytes for r in self.requests) / 2**20,
+            "first_start": first_start - run.started_at,   # s into the run
+            "last_end": last_end - run.started_at,
+            "tail": run.ended_at - last_end,                # s of the run after the last byte
+            "mean_in_flight": busy / span,                  # transfers open, on average
+            "mib_per_s": sum(r.bytes for r in self.requests) / 2**20 / span,
+            "unparsed": self.unparsed,
+        }
+
+
+def log_size(path):
+    return path.stat().st_size if path.exists() else 0
+
+
+def read_access_log(path, offset, settle=0.3):
+    """The requests nginx logged after byte `offset`. nginx writes a line when a response has
+    been sent, which can be a moment after the client has it; wait until the log stops growing."""
+    size, deadline = log_size(path), time.monotonic() + 2
+    while time.monotonic() < deadline:
+        time.sleep(settle)
+        if log_size(path) == size:
+            break
+        size = log_size(path)
+    with open(path, "rb") as f:
+        f.seek(offset)
+        lines = f.read().decode(errors="replace").splitlines()
+    requests, unparsed = [], 0
+    for line in lines:
+        match = LOG_LINE.match(line)
+        if not match:
+            unparsed += 1
+            continue
+        end, rt = float(match["msec"]), float(match["rt"])
+        requests.append(Request(match["method"], match["path"].lstrip("/").split("?")[0],
+                                int(match["status"]), int(match["bytes"]), match["agent"],
+                                int(match["conn"]), end - rt, end))
+    return AccessLog(requests, unparsed)
+
+
 def log_tail(logdir, run, lines=8):
     text = []
     for err in sorted(logdir.glob(f"{run.contender}-r{run.round}-p*.err")):
@@ -363,15 +510,119 @@ def print_table(runs_by_contender, expected):
         ratio_wall = f"{wall / base_wall:.2f}" if base_wall else "-"
         ratio_rss = f"{rss / base_rss:.2f}" if base_rss else "-"
         outputs = min(r.outputs for r in runs)
-        mark = "" if outputs == expected and not any(r.failed for r in runs) else " !"
+        mark = "" if outputs == expected and not any(r.failed or r.flagged for r in runs) else " !"
         print(f"{name:<14} {runs[0].processes:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
               f"{rss / 1024:>11.1f} {median(runs, 'rss_sum_kib') / 1024:>10.1f} "
               f"{outputs:>7} {ratio_wall:>11} {ratio_rss:>10} "
               f"{min(r.wall for r in runs):>5.2f}-{max(r.wall for r in runs):<6.2f}{mark}")
     print(f"(medians of {len(next(iter(runs_by_contender.values())))} rounds; peak_rss_MB = the "
           f"largest single process, sum_rss_MB = sum of the processes' peaks; MB = MiB; outputs = "
-          f"fewest valid JPEGs in any round, expected {expected}; wall_range = fastest-slowest "
+          f"fewest valid JPEGs in any round (curl-parallel: files fetched whole), expected {expected}; wall_range = fastest-slowest "
           f"round; '!' = a failure or a short count)")
+
+
+def parse_rate(text):
+    """nginx's size syntax (2m, 512k, 1000) in bytes."""
+    match = re.fullmatch(r"(\d+)([kKmMgG]?)", text)
+    if not match:
+        sys.exit(f"bench: error: --rate {text!r} is not an nginx size")
+    return int(match[1]) * {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}[match[2].lower()]
+
+
+def compare_outputs(outdir, reference):
+    """(files in outdir with a byte-identical twin in reference, files in outdir)."""
+    names = sorted(p.name for p in outdir.iterdir() if p.is_file())
+    same = sum(1 for name in names
+               if (reference / name).is_file()
+               and (reference / name).read_bytes() == (outdir / name).read_bytes())
+    return same, len(names)
+
+
+def check_network_run(run, summary, expected):
+    """Problems with a network run's requests, as lines (empty: all is well)."""
+    problems = []
+    if summary["gets"] != expected or summary["max_per_file"] > 1 or summary["missing"]:
+        what = f"{summary['gets']} GETs for {expected} files"
+        if summary["repeated"]:
+            what += (f"; fetched more than once: {', '.join(summary['repeated'][:5])}"
+                     + (" ..." if len(summary["repeated"]) > 5 else ""))
+        if summary["missing"]:
+            what += f"; never fetched: {', '.join(summary['missing'][:5])}" + (" ..." if len(summary["missing"]) > 5 else "")
+        problems.append(f"    nginx: {what} (expected exactly one GET per file)")
+    if summary["full"] != summary["gets"]:
+        statuses = ", ".join(f"{status} x{n}" for status, n in sorted(summary["statuses"].items()))
+        problems.append(f"    nginx: only {summary['full']} of {summary['gets']} GETs were whole 200 "
+                        f"responses (statuses: {statuses})")
+    if summary["requests"] != summary["gets"]:
+        problems.append(f"    nginx: {summary['requests'] - summary['gets']} request(s) other than GET")
+    if summary["unparsed"]:
+        problems.append(f"    nginx: {summary['unparsed']} access log line(s) not understood")
+    return problems
+
+
+def describe_network_run(summary):
+    s = summary
+    return (f"    nginx: {s['gets']} GETs ({s['full']} whole 200s, {s['files']} files, at most "
+            f"{s['max_per_file']} per file) over {s['connections']} connection(s), "
+            f"{s['mib']:.1f} MiB at {s['mib_per_s']:.1f} MiB/s, {s['mean_in_flight']:.1f} in flight "
+            f"on average; transfers {s['first_start']:.2f}-{s['last_end']:.2f} s into the run, "
+            f"{s['tail']:.2f} s after the last")
+
+
+def print_network_report(runs_by_contender, sources, connections, rate):
+    """Per-round requests and ratios of the network case, then the issue's ratio from medians."""
+    net = runs_by_contender.get("thumbgen-net", [])
+    curl = runs_by_contender.get("curl-parallel", [])
+    local = runs_by_contender.get("thumbgen", [])
+    total = sum(s.size for s in sources)
+    largest = max(sources, key=lambda s: s.size)
+    # nginx lets the first second's worth of a response out at once (its limit is
+    # rate x (seconds elapsed + 1)), so a response of S bytes takes about S / rate - 1 s, and
+    # files up to `rate` bytes are not slowed at all.
+    one_file = max(largest.size / rate - 1, 0)
+    unthrottled = sum(1 for s in sources if s.size <= rate)
+    print()
+    print(f"network case: nginx on 127.0.0.1, limit_rate {rate / 2**20:g} MiB/s per request, "
+          f"{connections} connections. The transfers alone take at least ~{one_file:.1f} s: the "
+          f"largest file ({largest.link.name}, {largest.size / 2**20:.1f} MiB) at the rate, less the "
+          f"1 s burst nginx allows ({unthrottled} of {len(sources)} files are within that burst); "
+          f"all bytes over {connections} connections: ~{total / (connections * rate):.1f} s")
+    by_round = lambda runs: {r.round: r for r in runs}
+    net_r, curl_r, local_r = by_round(net), by_round(curl), by_round(local)
+    header = (f"{'round':>5} {'thumbgen':>9} {'curl-par':>9} {'tg-net':>8} {'ratio':>6}  "
+              f"{'tg-net GETs':>11} {'max/file':>8} {'conns':>5} {'last_byte_s':>11} {'tail_s':>6} "
+              f"{'curl GETs':>9} {'same_as_local':>13}")
+    print(header)
+    print("-" * len(header))
+    ratios = []
+    for round_no in sorted(set(net_r) | set(curl_r)):
+        n, c, l = net_r.get(round_no), curl_r.get(round_no), local_r.get(round_no)
+        ratio = n.wall / max(l.wall, c.wall) if n and c and l else None
+        if ratio is not None:
+            ratios.append(ratio)
+        ns = n.log.summary({s.link.name: s.size for s in sources}, n) if n and n.log else None
+        cs = c.log.summary({s.link.name: s.size for s in sources}, c) if c and c.log else None
+        def fmt(value, spec=".2f"):
+            return "-" if value is None else format(value, spec)
+        same = n.same_as_local if n else None
+        print(f"{round_no:>5} {fmt(l and l.wall):>9} {fmt(c and c.wall):>9} {fmt(n and n.wall):>8} "
+              f"{fmt(ratio):>6}  {fmt(ns and ns['gets'], 'd'):>11} "
+              f"{fmt(ns and ns['max_per_file'], 'd'):>8} {fmt(ns and ns['connections'], 'd'):>5} "
+              f"{fmt(ns and ns['last_end']):>11} {fmt(ns and ns['tail']):>6} "
+              f"{fmt(cs and cs['gets'], 'd'):>9} {'-' if not same else f'{same[0]}/{same[1]}':>13}")
+    print(f"(walls in s; ratio = tg-net / max(thumbgen, curl-par) in that round; GETs from nginx's "
+          f"access log, expected {len(sources)} = one per file; last_byte_s = when nginx finished "
+          f"thumbgen-net's last response, s into its run; tail_s = the run's time after that; "
+          f"same_as_local = thumbgen-net outputs byte-identical to thumbgen's local ones)")
+    if not (net and curl and local):
+        print("network ratio: needs thumbgen, thumbgen-net and curl-parallel (see --only)")
+        return
+    m_net, m_curl, m_local = median(net, "wall"), median(curl, "wall"), median(local, "wall")
+    ratio = m_net / max(m_local, m_curl)
+    verdict = "met" if ratio <= NETWORK_TARGET else "NOT met"
+    print(f"network ratio: thumbgen-net / max(thumbgen, curl-parallel) = {m_net:.2f} / "
+          f"max({m_local:.2f}, {m_curl:.2f}) = {ratio:.2f}   target <= {NETWORK_TARGET:.2f}: {verdict}"
+          f"   per round {min(ratios):.2f}-{max(ratios):.2f}   (medians of {len(net)} rounds)")
 
 
 def run_benchmark(args):
@@ -380,8 +631,15 @@ def run_benchmark(args):
     unknown = sorted(set(contenders) - set(CONTENDERS))
     if unknown:
         sys.exit(f"bench: error: unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
-    if "thumbgen" in contenders and not args.thumbgen:
+    if {"thumbgen", "thumbgen-net"} & set(contenders) and not args.thumbgen:
         sys.exit("bench: error: thumbgen selected but no --thumbgen binary given")
+    network = [c for c in contenders if c in NETWORK_CONTENDERS]
+    if network and not (args.base_url and args.access_log):
+        sys.exit(f"bench: error: {', '.join(network)} need --base-url and --access-log "
+                 f"(run scripts/bench, which starts the nginx they fetch from)")
+    # SIGTERM (from scripts/bench when it is interrupted) unwinds like Ctrl-C, so that
+    # timed_run stops the contender it is timing.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     sources, report = collect_sources(args.packages)
     if not sources:
@@ -390,20 +648,36 @@ def run_benchmark(args):
     describe_corpus(sources, report)
     halves = split_in_two(sources)
     files = {
-        "manifest": write_manifest(bench_dir / "manifest.csv", sources),
+        "manifest": write_manifest(bench_dir / "manifest.csv", (s.link for s in sources)),
         "all": write_list(bench_dir / "corpus.txt", sources),
         "halves": [write_list(bench_dir / f"corpus-half{i + 1}.txt", h) for i, h in enumerate(halves)],
         "half_paths": [[str(s.link) for s in h] for h in halves],
     }
     print(f"  halves for the 2-process contenders: {len(halves[0])} + {len(halves[1])} files")
-    print(f"work folder: {bench_dir} (manifest.csv, corpus/, out/, logs/)")
+    access_log = Path(args.access_log) if network else None
+    rate = parse_rate(args.rate)
+    if network:
+        base_url = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
+        files["net_manifest"] = write_manifest(bench_dir / "manifest-net.csv",
+                                               (source_url(base_url, s) for s in sources))
+        files["curl_config"] = write_curl_config(bench_dir / "curl-parallel.conf", sources, base_url,
+                                                 bench_dir / "out" / "curl-parallel")
+        print(f"network: {base_url} (nginx access log {access_log}), {args.connections} connections "
+              f"(thumbgen --downloads/--host-connections, curl --parallel-max)")
+    print(f"work folder: {bench_dir} (manifest.csv{', manifest-net.csv, curl-parallel.conf, nginx/' if network else ''}, "
+          f"corpus/, out/, logs/)")
     if args.thumbgen:
         print(f"thumbgen: {args.thumbgen}")
     warm_page_cache(sources)
+    if network:
+        preflight(base_url, sources)
     print_load("before")
 
     logdir = bench_dir / "logs"
     logdir.mkdir(exist_ok=True)
+    for old in logdir.glob("*-r*-p*.*"):
+        old.unlink()   # a previous run's logs would mislead
+    sizes = {s.link.name: s.size for s in sources}
     runs_by_contender = {name: [] for name in CONTENDERS if name in contenders}
     problems = 0
     for round_no in range(1, args.rounds + 1):
@@ -413,14 +687,32 @@ def run_benchmark(args):
             shutil.rmtree(outdir, ignore_errors=True)
             outdir.mkdir(parents=True)
             run = Run(name, round_no)
-            timed_run(run, contender_commands(name, outdir, files, args.thumbgen), logdir)
-            count_outputs(run, outdir)
+            offset = log_size(access_log) if name in NETWORK_CONTENDERS else 0
+            timed_run(run, contender_commands(name, outdir, files, args.thumbgen, args.connections),
+                      logdir)
+            if name == "curl-parallel":
+                count_fetched(run, outdir, sources)
+            else:
+                count_outputs(run, outdir)
             runs_by_contender[name].append(run)
             print(f"round {round_no}/{args.rounds} {name:<14} wall {run.wall:6.2f} s  "
                   f"cpu {run.cpu:6.2f} s  peak rss {run.rss_max_kib / 1024:6.1f} MiB  "
-                  f"outputs {run.outputs}/{len(sources)}  exit {','.join(map(str, run.exit_codes))}",
+                  f"{'fetched' if name == 'curl-parallel' else 'outputs'} {run.outputs}/{len(sources)}  "
+                  f"exit {','.join(map(str, run.exit_codes))}",
                   flush=True)
-            if run.failed or run.outputs != len(sources) or run.strays:
+            failed = run.failed or run.outputs != len(sources) or run.strays
+            if name in NETWORK_CONTENDERS:
+                run.log = read_access_log(access_log, offset)
+                summary = run.log.summary(sizes, run)
+                print(describe_network_run(summary), flush=True)
+                network_problems = check_network_run(run, summary, len(sources))
+                if network_problems:
+                    print("\n".join(network_problems))
+                    failed = True
+            if name == "thumbgen-net" and (bench_dir / "out" / "thumbgen").is_dir():
+                run.same_as_local = compare_outputs(outdir, bench_dir / "out" / "thumbgen")
+            if failed:
+                run.flagged = True
                 problems += 1
                 if run.strays:
                     print(f"    unexpected files: {', '.join(run.strays[:5])}"
@@ -431,11 +723,29 @@ def run_benchmark(args):
     print(f"input: {len(sources)} files, {sum(s.size for s in sources):,} bytes; "
           f"{SIZE}x{SIZE} inside, JPEG q{QUALITY}; {os.cpu_count()} CPUs")
     print_table(runs_by_contender, len(sources))
+    if network:
+        print_network_report(runs_by_contender, sources, args.connections, rate)
     if problems:
-        print(f"bench: {problems} run(s) failed or wrote the wrong number of outputs; logs in {logdir}",
-              file=sys.stderr)
+        print(f"bench: {problems} run(s) failed, wrote the wrong number of outputs or fetched a file "
+              f"other than once; logs in {logdir}", file=sys.stderr)
         return 1
     return 0
+
+
+def preflight(base_url, sources):
+    """Fails early, with a hint, if nginx does not serve the corpus (e.g. a folder nginx's
+    worker user cannot read): fetches the smallest file and compares its bytes."""
+    import urllib.request
+    smallest = min(sources, key=lambda s: s.size)
+    url = source_url(base_url, smallest)
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            body = response.read()
+    except OSError as error:
+        sys.exit(f"bench: error: nginx does not serve the corpus: GET {url}: {error} (nginx/error.log "
+                 f"says why; a 403 usually means its worker user, nobody, cannot read BENCH_DIR)")
+    if body != smallest.link.read_bytes():
+        sys.exit(f"bench: error: GET {url} returned {len(body)} bytes that differ from {smallest.link}")
 
 
 def main():
@@ -448,6 +758,11 @@ def main():
     run.add_argument("--only", default=",".join(CONTENDERS))
     run.add_argument("--thumbgen", default="")
     run.add_argument("--packages", nargs="+", required=True)
+    run.add_argument("--base-url", default="", help="where nginx serves the corpus folder")
+    run.add_argument("--access-log", default="", help="nginx's access log (log_format bench)")
+    run.add_argument("--connections", type=int, default=16,
+                     help="thumbgen-net's --downloads/--host-connections, curl's --parallel-max")
+    run.add_argument("--rate", default="2m", help="nginx's limit_rate, for the report")
     worker = commands.add_parser("worker")
     worker.add_argument("library", choices=["pyvips", "pillow"])
     worker.add_argument("listfile")

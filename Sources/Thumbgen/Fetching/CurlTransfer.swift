@@ -94,6 +94,11 @@ final class CurlTransfer: @unchecked Sendable {
         headers[name] = value
     }
 
+    /// Starts the stall clock: the transfer leaves the loop's waiting line for the network.
+    func markStarted() {
+        lastProgress = .now
+    }
+
     /// Aborts the transfer (returns false) once nothing has arrived for the stall timeout.
     fileprivate func progressed(to received: curl_off_t) -> Bool {
         let now = ContinuousClock.now

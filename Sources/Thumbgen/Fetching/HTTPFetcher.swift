@@ -43,18 +43,21 @@ public final class HTTPFetcher: Sendable {
     }
 
     /// Downloads `url` into `path` (created or truncated), retrying as the policy allows;
-    /// `completion` runs once, on a private queue.
+    /// `completion` runs once, on a private queue. Waiting transfers start by `priority`
+    /// (higher first), then `order` (lower first: the manifest's order).
     @discardableResult
-    public func fetch(_ url: URL, to path: String,
+    public func fetch(_ url: URL, to path: String, priority: Int = 0, order: Int = 0,
                       completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void)
         -> Download
     {
         let download = Download(loop: loop)
-        attempt(1, url: url, path: path, download: download, completion: completion)
+        attempt(1, url: url, path: path, rank: (priority, order), download: download,
+                completion: completion)
         return download
     }
 
-    private func attempt(_ number: Int, url: URL, path: String, download: Download,
+    private func attempt(_ number: Int, url: URL, path: String, rank: (priority: Int, order: Int),
+                         download: Download,
                          completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) {
         let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard file >= 0 else {
@@ -76,7 +79,7 @@ public final class HTTPFetcher: Sendable {
             close(file)
             return completion(.failure(FetchFailure(error: .cancelled, attempts: number - 1, status: 0)))
         }
-        loop.add(transfer) { [self] code in
+        loop.add(transfer, priority: rank.priority, order: rank.order) { [self] code in
             close(file)
             let outcome = result(of: transfer, code: code, attempts: number)
             guard case .failure(let failure) = outcome, retry.isRetryable(failure.error),
@@ -89,7 +92,8 @@ public final class HTTPFetcher: Sendable {
             }
             let wait = retry.delay(afterAttempt: number, retryAfter: transfer.headers["retry-after"])
             DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in
-                attempt(number + 1, url: url, path: path, download: download, completion: completion)
+                attempt(number + 1, url: url, path: path, rank: rank, download: download,
+                        completion: completion)
             }
         }
     }

@@ -35,6 +35,7 @@ public final class Pipeline: Sendable {
         var active: [ObjectIdentifier: Job] = [:]
         var batch: [(Operation, OperationQueue)] = []
         var decodes = 0
+        var widened = false
     }
 
     /// Rows queued before their operations are handed to the queues together, so that rows
@@ -58,7 +59,9 @@ public final class Pipeline: Sendable {
         writeQueue.name = "thumbgen.write"
         writeQueue.maxConcurrentOperationCount = configuration.writeConcurrency
         downloadQueue.name = "thumbgen.download"
-        downloadQueue.maxConcurrentOperationCount = configuration.fetch.concurrentTransfers
+        // The transfer loop runs `concurrentTransfers` at a time and keeps the rest waiting in
+        // priority order; the queue only hands work over, so it may run well ahead.
+        downloadQueue.maxConcurrentOperationCount = configuration.downloadLookahead
         downloads = DownloadSupport(policy: configuration.fetch)
     }
 
@@ -70,6 +73,7 @@ public final class Pipeline: Sendable {
 
     /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
     public func submit(_ request: ThumbnailRequest) {
+        if case .remote = request.source { widenForDownloads() }
         if !gate.tryEnter() {
             flush()
             gate.enter()
@@ -103,6 +107,19 @@ public final class Pipeline: Sendable {
         }
         if cancelled { return job.cancel() }
         if batchFull { flush() }
+    }
+
+    /// The first URL row widens the admission window by `downloadLookahead` rows, so that
+    /// downloads run ahead of the CPU work instead of starting only as earlier rows finish: a
+    /// large file far down the manifest would otherwise start late and leave the cores idle at
+    /// the end. An admitted row waiting for a core holds a file on disk, not pixels in memory.
+    private func widenForDownloads() {
+        let first = state.withLock { state in
+            defer { state.widened = true }
+            return !state.widened
+        }
+        guard first else { return }
+        for _ in 0..<configuration.downloadLookahead { gate.leave() }
     }
 
     /// Reports a row that failed before it could become a job (a bad row in the manifest).

@@ -15,6 +15,9 @@ public struct PipelineConfiguration: Sendable {
     public var maxPendingRows: Int
     /// How remote sources are fetched.
     public var fetch = FetchPolicy()
+    /// Extra rows admitted once the manifest names a URL, so that downloads run ahead of the
+    /// CPU work: eight times the concurrent transfers (downloaded files wait on disk).
+    public var downloadLookahead: Int { 8 * fetch.concurrentTransfers }
 
     /// A configuration writing under `outputDirectory` with defaults sized to this machine.
     public init(outputDirectory: URL) {

@@ -16,7 +16,10 @@ final class SourceRegistry: Sendable {
                 return (existing, false)
             }
             var fetch: DownloadOperation?
-            if case .remote(let url) = source { fetch = download(url) }
+            if case .remote(let url) = source {
+                fetch = download(url)
+                fetch?.order = job.request.row
+            }
             let task = SourceTask(source: source, decoder: decoder, download: fetch)
             _ = task.attach(job)
             tasks[source] = task

@@ -11,6 +11,8 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
                                started: ContinuousClock.Instant?)>((nil, nil, nil))
     /// Whether any job still needs the source; checked before the transfer starts.
     var isWanted: @Sendable () -> Bool = { true }
+    /// The first row's number: transfers waiting for a connection start in manifest order.
+    var order = 0
 
     /// The downloaded file, or why there is none; nil before the operation has run.
     var result: Result<Downloaded, FetchFailure>? { state.withLock { $0.outcome } }
@@ -30,7 +32,8 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         }
         let file = DownloadedFile(path: folder.appendingPathComponent(UUID().uuidString).path)
         state.withLock { $0.started = .now }
-        let download = fetcher().fetch(url, to: file.path) { [self] result in
+        let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
+                                       order: order) { [self] result in
             // On failure `file` goes away here, and with it any partial body.
             state.withLock { $0.outcome = result.map { Downloaded(file: file, response: $0) } }
             finish()
