@@ -62,10 +62,6 @@ static inline int tg_colourspace(VipsImage *in, VipsImage **out, VipsInterpretat
     return vips_colourspace(in, out, space, NULL);
 }
 
-static inline int tg_cast(VipsImage *in, VipsImage **out, VipsBandFormat format) {
-    return vips_cast(in, out, format, NULL);
-}
-
 /// Cast that clips out-of-range values instead of wrapping them (float inputs, unpremultiply).
 static inline int tg_cast_shift(VipsImage *in, VipsImage **out, VipsBandFormat format) {
     return vips_cast(in, out, format, "shift", FALSE, NULL);

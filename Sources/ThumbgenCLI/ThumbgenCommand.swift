@@ -5,8 +5,6 @@ import Thumbgen
 /// `thumbgen`: the command-line front of the Thumbgen library.
 @main
 struct ThumbgenCommand: ParsableCommand {
-    static let version = "0.1.0"
-
     static let configuration = CommandConfiguration(
         commandName: "thumbgen",
         abstract: "Turn a manifest of images into thumbnails, fast.",
@@ -15,7 +13,7 @@ struct ThumbgenCommand: ParsableCommand {
             thumbnails under --out. Columns: \(ManifestColumn.knownNames). \
             Run `thumbgen render --help` for every option; see README.md for the details.
             """,
-        version: version,
+        version: ThumbgenVersion.current,
         subcommands: [RenderCommand.self],
         defaultSubcommand: RenderCommand.self)
 

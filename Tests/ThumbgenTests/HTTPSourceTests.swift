@@ -11,6 +11,8 @@ struct HTTPSourceTests {
         let space = try Workspace("http")
         try space.fixture(.quadrants(width: 120, height: 80), "q.jpg", as: .jpeg)
         try space.fixture(.quadrants(width: 60, height: 60), "p.png")
+        let whole = try RawImage.quadrants(width: 400, height: 300).encoded(as: .jpeg)
+        _ = try space.folder.write(FixtureBytes.truncated(whole), to: "half.jpg")
         return (space, try FaultServer(root: space.folder.url))
     }
 
@@ -44,6 +46,7 @@ struct HTTPSourceTests {
             ("/gzip/p.png", nil, 1),
             ("/img/q.jpg?type=text/plain", nil, 1),
             ("/big/2000", "unsupported_format", 1),
+            ("/img/half.jpg", "decode_failed", 1),  // served whole, but the JPEG itself is cut
         ]
         let manifest = rows.enumerated().map { [server.url($0.element.0), "r\($0.offset).png"] }
         let run = try await Self.run(space, manifest, ["--max-bytes", "200000"])

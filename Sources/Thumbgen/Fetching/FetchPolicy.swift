@@ -26,14 +26,8 @@ public struct FetchPolicy: Sendable, Equatable {
     /// (`--allow-private-network`).
     public var allowPrivateNetwork = false
     /// The `User-Agent` header.
-    public var userAgent = "thumbgen/\(ThumbgenVersion.current) (+https://github.com/thumbgen)"
+    public var userAgent = "thumbgen/\(ThumbgenVersion.current)"
 
     /// The default policy.
     public init() {}
-}
-
-/// thumbgen's version, as printed by `--version` and sent in `User-Agent`.
-public enum ThumbgenVersion {
-    /// The version string.
-    public static let current = "0.1.0"
 }

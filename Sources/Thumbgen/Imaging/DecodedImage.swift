@@ -10,6 +10,8 @@ struct DecodedImage: @unchecked Sendable {
     /// Whether the pixels were decoded into memory already (so a later failure is not the
     /// source's).
     var isInMemory = false
+    /// The file the pixels are read from (a local source, or a remote one's download).
+    var path: String?
     /// Whatever must live as long as the pixels may be read (a downloaded file).
     var keepAlive: (any Sendable)?
 

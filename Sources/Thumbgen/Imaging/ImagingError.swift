@@ -4,8 +4,6 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
     case unsupportedFormat(path: String)
     /// libvips refused an operation; `message` is its error text.
     case libvips(operation: String, message: String)
-    /// The work was cancelled before it finished.
-    case cancelled
 
     /// A readable one-line account of the error.
     public var description: String {
@@ -14,8 +12,6 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
             return "\(path): not a JPEG, PNG, WebP, GIF, TIFF, HEIF/AVIF or JPEG XL image"
         case .libvips(let operation, let message):
             return "\(operation): \(message)"
-        case .cancelled:
-            return "cancelled"
         }
     }
 }

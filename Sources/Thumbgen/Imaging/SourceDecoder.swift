@@ -55,7 +55,7 @@ struct SourceDecoder: Sendable {
         if header.orientation != 1 {
             image = try image.autorotated()
         }
-        return DecodedImage(image: image, header: header)
+        return DecodedImage(image: image, header: header, path: path)
     }
 
     /// The error a full read of the file's pixels meets, or nil when they decode. Used after a

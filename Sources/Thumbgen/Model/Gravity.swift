@@ -8,6 +8,4 @@ public enum Gravity: String, Sendable, CaseIterable, Codable {
     /// libvips smart crop: the region with the most detail.
     case entropy
 
-    /// Whether this gravity is a content-aware (smart) crop rather than a fixed position.
-    public var isSmart: Bool { self == .attention || self == .entropy }
 }

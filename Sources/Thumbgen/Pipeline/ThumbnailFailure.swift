@@ -71,8 +71,6 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
     /// The failure for a libvips error met at `stage` (`decodeFailed` or `encodeFailed`).
     static func imaging(_ error: ImagingError, src: String, stage: ErrorCode) -> ThumbnailFailure {
         switch error {
-        case .cancelled:
-            return ThumbnailFailure(.cancelled, "\(src): cancelled")
         case .unsupportedFormat:
             return ThumbnailFailure(.unsupportedFormat, "\(src): not a JPEG, PNG, WebP, GIF, TIFF, "
                                     + "HEIF/AVIF or JPEG XL image")

@@ -6,7 +6,9 @@ import Synchronization
 /// into memory; with one, they stay lazy and stream through that job's encode.
 final class DecodeOperation: Operation, @unchecked Sendable {
     let source: SourceLocation
-    private let decoder: SourceDecoder
+    /// How the source is opened; a failed render re-reads it the same way to tell a broken
+    /// source from a failed encode.
+    let decoder: SourceDecoder
     /// Set by the owning task right after creation; weak so the pair does not leak.
     weak var task: SourceTask?
     /// Called when the decode starts, so that the registry stops offering the task.

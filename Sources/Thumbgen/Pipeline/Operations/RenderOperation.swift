@@ -86,8 +86,8 @@ extension RenderOperation {
     func failure(after error: ImagingError, decoded: DecodedImage) -> ThumbnailFailure {
         let src = job.request.sourceText
         if state.withLock({ $0.abandoned }) { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
-        if !decoded.isInMemory, case .file(let path) = job.request.source,
-           let decodeError = SourceDecoder().decodeError(path: path) {
+        if !decoded.isInMemory, let path = decoded.path,
+           let decodeError = decode.decoder.decodeError(path: path) {
             return .imaging(decodeError, src: src, stage: .decodeFailed)
         }
         return .imaging(error, src: src, stage: .encodeFailed)
