@@ -1,4 +1,5 @@
 import CCurl
+import Crypto
 import Foundation
 
 /// One HTTP request on one libcurl easy handle, streaming its body into a file.
@@ -19,11 +20,14 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var refusedAddress: String?
     private(set) var headers: [String: String] = [:]
     private(set) var stalled = false
+    private var hasher = SHA256()
+    private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private var lastReceived: curl_off_t = -1
     private var lastProgress = ContinuousClock.now
 
-    /// Prepares a GET of `url` into the open file descriptor `file` (not closed here).
-    init?(url: URL, file: Int32, policy: FetchPolicy) {
+    /// Prepares a GET of `url` into the open file descriptor `file` (not closed here), with
+    /// extra request header lines such as `If-None-Match: "abc"`.
+    init?(url: URL, file: Int32, policy: FetchPolicy, headers: [String] = []) {
         guard let handle = curl_easy_init() else { return nil }
         self.handle = handle
         self.url = url
@@ -31,10 +35,13 @@ final class CurlTransfer: @unchecked Sendable {
         self.policy = policy
         errorBuffer.initialize(to: 0)
         configure()
+        for line in headers { requestHeaders = curl_slist_append(requestHeaders, line) }
+        if let requestHeaders { _ = tg_curl_set_pointer(handle, CURLOPT_HTTPHEADER, requestHeaders) }
     }
 
     deinit {
         curl_easy_cleanup(handle)
+        curl_slist_free_all(requestHeaders)
         errorBuffer.deallocate()
     }
 
@@ -78,6 +85,7 @@ final class CurlTransfer: @unchecked Sendable {
             guard n > 0 else { return 0 }
             offset += n
         }
+        hasher.update(bufferPointer: UnsafeRawBufferPointer(start: data, count: count))
         bytes += Int64(count)
         return count
     }
@@ -119,6 +127,12 @@ final class CurlTransfer: @unchecked Sendable {
         if policy.allowPrivateNetwork || !AddressGuard.isNonPublic(address) { return true }
         refusedAddress = address
         return false
+    }
+
+    /// The SHA-256 of the body as written to the file (after any content decoding): the
+    /// source's digest, computed as it arrives rather than by reading the file again.
+    func bodyDigest() -> String {
+        ContentDigest.hex(hasher.finalize())
     }
 
     /// The final HTTP status (0 when no response arrived).

@@ -16,6 +16,8 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case truncated
     /// The transfer was cancelled.
     case cancelled
+    /// `--offline` is set and the cache holds no copy of the source.
+    case offline
     /// Anything else libcurl reported.
     case other(String)
 
@@ -31,6 +33,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "refused: \(address) is not a public address (see --allow-private-network)"
         case .truncated: return "the body ended before its Content-Length"
         case .cancelled: return "cancelled"
+        case .offline: return "not in the cache, and --offline forbids fetching it"
         case .other(let message): return message
         }
     }

@@ -10,4 +10,8 @@ public struct FetchResponse: Sendable, Equatable {
     public var finalURL: String
     /// Validators and freshness headers, for the cache.
     public var etag: String?, lastModified: String?, cacheControl: String?, expires: String?
+    /// The response's `Date` header, the reference point for `Expires`.
+    public var date: String?
+    /// The SHA-256 of the body as stored (empty for a `304`).
+    public var sha256: String = ""
 }

@@ -44,20 +44,22 @@ public final class HTTPFetcher: Sendable {
 
     /// Downloads `url` into `path` (created or truncated), retrying as the policy allows;
     /// `completion` runs once, on a private queue. Waiting transfers start by `priority`
-    /// (higher first), then `order` (lower first: the manifest's order).
+    /// (higher first), then `order` (lower first: the manifest's order). `headers` are extra
+    /// request header lines (the cache's conditional `If-None-Match`, `If-Modified-Since`).
     @discardableResult
     public func fetch(_ url: URL, to path: String, priority: Int = 0, order: Int = 0,
+                      headers: [String] = [],
                       completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void)
         -> Download
     {
         let download = Download(loop: loop)
-        attempt(1, url: url, path: path, rank: (priority, order), download: download,
-                completion: completion)
+        attempt(1, url: url, path: path, rank: (priority, order), headers: headers,
+                download: download, completion: completion)
         return download
     }
 
     private func attempt(_ number: Int, url: URL, path: String, rank: (priority: Int, order: Int),
-                         download: Download,
+                         headers: [String], download: Download,
                          completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) {
         let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard file >= 0 else {
@@ -65,7 +67,7 @@ public final class HTTPFetcher: Sendable {
             return completion(.failure(FetchFailure(error: .other("\(path): cannot write: \(reason)"),
                                                     attempts: number - 1, status: 0)))
         }
-        guard let transfer = CurlTransfer(url: url, file: file, policy: policy) else {
+        guard let transfer = CurlTransfer(url: url, file: file, policy: policy, headers: headers) else {
             close(file)
             return completion(.failure(FetchFailure(error: .other("libcurl could not start a transfer"),
                                                     attempts: number - 1, status: 0)))
@@ -92,8 +94,8 @@ public final class HTTPFetcher: Sendable {
             }
             let wait = retry.delay(afterAttempt: number, retryAfter: transfer.headers["retry-after"])
             DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in
-                attempt(number + 1, url: url, path: path, rank: rank, download: download,
-                        completion: completion)
+                attempt(number + 1, url: url, path: path, rank: rank, headers: headers,
+                        download: download, completion: completion)
             }
         }
     }
@@ -126,7 +128,8 @@ public final class HTTPFetcher: Sendable {
             return .success(FetchResponse(
                 status: status, bytes: transfer.bytes, attempts: attempts,
                 finalURL: transfer.finalURL, etag: h["etag"], lastModified: h["last-modified"],
-                cacheControl: h["cache-control"], expires: h["expires"]))
+                cacheControl: h["cache-control"], expires: h["expires"], date: h["date"],
+                sha256: status == 304 ? "" : transfer.bodyDigest()))
         case CURLE_ABORTED_BY_CALLBACK:
             return .failure(.cancelled)
         case CURLE_OPERATION_TIMEDOUT:

@@ -27,10 +27,6 @@ struct RetryPolicy: Sendable {
     static func seconds(inRetryAfter value: String) -> Double? {
         let text = value.trimmingCharacters(in: .whitespaces)
         if let seconds = Double(text) { return seconds }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text).map { $0.timeIntervalSinceNow }
+        return HTTPDate.parse(text).map { $0 - Date().timeIntervalSince1970 }
     }
 }

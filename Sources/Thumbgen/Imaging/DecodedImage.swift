@@ -14,6 +14,8 @@ struct DecodedImage: @unchecked Sendable {
     var path: String?
     /// Whatever must live as long as the pixels may be read (a downloaded file).
     var keepAlive: (any Sendable)?
+    /// The SHA-256 of the source's bytes, when the cache is in use (it keys the outputs).
+    var sourceDigest: String?
 
     /// Working pixels per source pixel, horizontally and vertically (1 without shrink-on-load;
     /// the two differ slightly because loaders round partial blocks up).

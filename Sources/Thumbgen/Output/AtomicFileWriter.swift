@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Writes outputs so that nothing partial is ever visible: bytes go to a temporary file in the
 /// destination's folder, then `rename` puts them in place in one step. A file whose bytes would
@@ -25,6 +26,8 @@ public struct AtomicFileWriter: Sendable {
     private let rootRealPath: String
     /// Temporary files in flight, removed on interruption.
     let inFlight: TemporaryFiles
+    /// Folders already cleared of temporary files that a killed run left behind.
+    private let swept = SweptFolders()
 
     /// Writes under `root`, which is created if missing.
     public init(root: URL, inFlight: TemporaryFiles = .shared) throws(Failure) {
@@ -55,7 +58,8 @@ public struct AtomicFileWriter: Sendable {
         let target = resolved + "/" + fileName
         if Self.holds(target, exactly: data) { return .unchanged }
 
-        let temporary = resolved + "/.\(fileName).\(UUID().uuidString).tmp"
+        swept.sweepOnce(resolved)
+        let temporary = resolved + "/" + TemporaryName.make(for: fileName)
         inFlight.insert(temporary)
         defer { inFlight.remove(temporary) }
         guard Self.create(temporary, holding: data) else {
@@ -69,6 +73,20 @@ public struct AtomicFileWriter: Sendable {
             throw Failure(description: "\(relativePath): cannot put in place: \(reason)")
         }
         return .written
+    }
+
+    /// Whether the file at `relativePath` already holds bytes of `size` whose SHA-256 is
+    /// `sha256`: a cached output that is already in place is not written again.
+    public func holds(_ relativePath: String, sha256: String, size: Int) throws(Failure) -> Bool {
+        let components = relativePath.split(separator: "/").map(String.init)
+        guard let fileName = components.last else {
+            throw Failure(description: "\(relativePath): not a file name")
+        }
+        let target = try confinedFolder(components.dropLast(), for: relativePath) + "/" + fileName
+        var info = stat()
+        guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              Int(info.st_size) == size else { return false }
+        return ContentDigest.ofFile(at: target) == sha256
     }
 
     /// Walks (and creates) the folders of an output one level at a time, so that a symbolic
@@ -132,5 +150,16 @@ public struct AtomicFileWriter: Sendable {
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
               Int(info.st_size) == data.count else { return false }
         return FileManager.default.contents(atPath: path) == data
+    }
+}
+
+/// The folders a writer has swept of stale temporary files: each once per run.
+final class SweptFolders: Sendable {
+    private let folders = Mutex<Set<String>>([])
+
+    /// Sweeps `folder` unless this run already has.
+    func sweepOnce(_ folder: String) {
+        let first = folders.withLock { $0.insert(folder).inserted }
+        if first { TemporaryName.sweep(folder) }
     }
 }

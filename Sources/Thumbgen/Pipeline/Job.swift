@@ -5,6 +5,8 @@ import Synchronization
 final class Job: Sendable {
     /// What the row asks for.
     let request: ThumbnailRequest
+    /// What the result reports of the cache.
+    let reporting: CacheReporting
     private let state = Mutex(State())
     private let onFinish: @Sendable (Job, RowResult) -> Void
 
@@ -13,12 +15,30 @@ final class Job: Sendable {
         var operations: [Operation] = []
         var times = RowResult.StageTimes()
         var http: RowResult.HTTPInfo?
+        var sourceDigest: String?
+        var origin: SourceOrigin?
+        var outputFromCache = false
     }
 
     /// A job for `request`; `onFinish` receives its result once, whatever happens.
-    init(request: ThumbnailRequest, onFinish: @escaping @Sendable (Job, RowResult) -> Void) {
+    init(request: ThumbnailRequest, reporting: CacheReporting = .none,
+         onFinish: @escaping @Sendable (Job, RowResult) -> Void) {
         self.request = request
+        self.reporting = reporting
         self.onFinish = onFinish
+    }
+
+    /// Records where the source's bytes came from, and their digest when known.
+    func record(origin: SourceOrigin, digest: String?) {
+        state.withLock {
+            $0.origin = origin
+            $0.sourceDigest = digest
+        }
+    }
+
+    /// Records that the output was served from the cache rather than rendered.
+    func recordOutputFromCache() {
+        state.withLock { $0.outputFromCache = true }
     }
 
     /// Remembers the operations that belong to this job only, so that `cancel()` reaches them.
@@ -49,6 +69,8 @@ final class Job: Sendable {
             var result = result
             if state.times != RowResult.StageTimes() { result.ms = state.times }
             result.http = result.http ?? state.http
+            reporting.annotate(&result, origin: state.origin, digest: state.sourceDigest,
+                               fromCache: state.outputFromCache)
             state.result = result
             return result
         }
@@ -84,5 +106,33 @@ final class Job: Sendable {
         let operations = state.withLock { $0.operations }
         fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
         for case let render as RenderOperation in operations { render.abandon() }
+    }
+}
+
+/// Which cache fields a run's results carry: none without a cache, `cache` and
+/// `source_sha256` with one, and `warm` as well for `thumbgen warm`.
+enum CacheReporting: Sendable {
+    case none, cache, warm
+
+    /// Fills in the cache fields of `result` from what the row's stages recorded.
+    func annotate(_ result: inout RowResult, origin: SourceOrigin?, digest: String?, fromCache: Bool) {
+        guard self != .none else { return }
+        result.sourceSHA256 = result.sourceSHA256 ?? digest
+        let succeeded = result.status == .written || result.status == .unchanged
+        if succeeded {
+            result.cache = !fromCache ? .miss : origin == .revalidated ? .revalidated : .hit
+        }
+        guard self == .warm, result.status != .cancelled else { return }
+        if !succeeded {
+            result.warm = .failed
+        } else if !fromCache {
+            result.warm = .rendered
+        } else {
+            switch origin {
+            case .fetched: result.warm = .fetched
+            case .revalidated: result.warm = .revalidated
+            default: result.warm = .fresh
+            }
+        }
     }
 }

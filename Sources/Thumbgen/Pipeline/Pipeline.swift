@@ -10,6 +10,10 @@ import Synchronization
 ///          (downloadQueue,        (decodeQueue)   └─► RenderOperation ─► WriteOperation   (row 2)
 ///           remote sources only)                      (renderQueue)      (writeQueue)
 ///
+/// With a cache, a row whose source is known unchanged without reading or fetching it, and
+/// whose output is cached, is served before any of this is made (`CachedOutputs`); the decode
+/// serves the rest of the hits once it knows its source's digest, and decodes only for misses.
+///
 /// Each stage is an `Operation` chained by dependencies on a queue sized for its resource
 /// (CPU work to the cores, writes to a few). A row's priority sets the `queuePriority` of its
 /// operations; a shared decode takes the highest of its rows'. The gate bounds the rows in
@@ -18,7 +22,9 @@ import Synchronization
 public final class Pipeline: Sendable {
     /// How the pipeline runs.
     public let configuration: PipelineConfiguration
-    private let writer: AtomicFileWriter
+    private let delivery: OutputDelivery
+    private let cached: CachedOutputs?
+    private let reporting: CacheReporting
     private let decodeQueue = OperationQueue()
     private let renderQueue = OperationQueue()
     private let writeQueue = OperationQueue()
@@ -49,7 +55,15 @@ public final class Pipeline: Sendable {
         try VipsRuntime.start()
         VipsRuntime.setThreadsPerImage(configuration.threadsPerImage)
         self.configuration = configuration
-        self.writer = try AtomicFileWriter(root: configuration.outputDirectory)
+        let delivery = OutputDelivery(
+            writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
+        let reporting: CacheReporting = configuration.cache == nil ? .none
+            : configuration.outputDirectory == nil ? .warm : .cache
+        self.delivery = delivery
+        self.reporting = reporting
+        cached = configuration.cache.map {
+            CachedOutputs(cache: $0, delivery: delivery, reporting: reporting, offline: configuration.offline)
+        }
         self.gate = AdmissionGate(limit: configuration.maxPendingRows)
         self.onResult = onResult
         decodeQueue.name = "thumbgen.decode"
@@ -62,7 +76,8 @@ public final class Pipeline: Sendable {
         // The transfer loop runs `concurrentTransfers` at a time and keeps the rest waiting in
         // priority order; the queue only hands work over, so it may run well ahead.
         downloadQueue.maxConcurrentOperationCount = configuration.downloadLookahead
-        downloads = DownloadSupport(policy: configuration.fetch)
+        downloads = DownloadSupport(policy: configuration.fetch, cache: configuration.cache,
+                                    offline: configuration.offline)
     }
 
     /// How many source decodes the pipeline has started (rows sharing a source share one).
@@ -71,22 +86,28 @@ public final class Pipeline: Sendable {
     /// Whether `cancel()` has been called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
+    /// Adds one row; blocks while the pipeline already holds as many rows as it admits. A row
+    /// the cache can serve as it is finishes here, before any operation is made.
     public func submit(_ request: ThumbnailRequest) {
+        if let cached, !isCancelled, let result = cached.result(for: request) {
+            return onResult(result)
+        }
         if case .remote = request.source { widenForDownloads() }
         if !gate.tryEnter() {
             flush()
             gate.enter()
         }
-        let job = Job(request: request) { [weak self] job, result in
+        let job = Job(request: request, reporting: reporting) { [weak self] job, result in
             guard let self else { return }
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
             self.gate.leave()
             self.onResult(result)
         }
-        let (task, isNew) = registry.task(for: job, decoder: decoder, download: downloads.operation)
+        let (task, isNew) = registry.task(for: job, decoder: decoder, cached: cached,
+                                            download: downloads.operation)
         let render = RenderOperation(job: job, decode: task.decode)
-        let write = WriteOperation(job: job, render: render, writer: writer)
+        let write = WriteOperation(job: job, render: render, delivery: delivery,
+                                   cache: configuration.cache)
         render.queuePriority = request.priority.queuePriority
         write.queuePriority = request.priority.queuePriority
         job.own([render, write])

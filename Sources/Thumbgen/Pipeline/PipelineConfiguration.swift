@@ -2,8 +2,15 @@ import Foundation
 
 /// How a `Pipeline` runs: where outputs go, and how wide each stage's queue is.
 public struct PipelineConfiguration: Sendable {
-    /// The folder every output is written under (`--out`).
-    public var outputDirectory: URL
+    /// The folder every output is written under (`--out`); nil renders into the cache only
+    /// (`thumbgen warm`).
+    public var outputDirectory: URL?
+    /// The disk cache, if any: sources and outputs are looked up there before any work and
+    /// stored there after it.
+    public var cache: ThumbnailCache?
+    /// Use only what the cache holds: a row whose source would have to be fetched fails with
+    /// `not_cached`.
+    public var offline = false
     /// Images processed at once (decode, render, encode); defaults to the number of cores.
     public var cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Files written at once.
@@ -19,8 +26,9 @@ public struct PipelineConfiguration: Sendable {
     /// CPU work: eight times the concurrent transfers (downloaded files wait on disk).
     public var downloadLookahead: Int { 8 * fetch.concurrentTransfers }
 
-    /// A configuration writing under `outputDirectory` with defaults sized to this machine.
-    public init(outputDirectory: URL) {
+    /// A configuration writing under `outputDirectory` (nil: into the cache only) with
+    /// defaults sized to this machine, and no cache.
+    public init(outputDirectory: URL?) {
         self.outputDirectory = outputDirectory
         self.maxPendingRows = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
     }

@@ -8,8 +8,8 @@ final class SourceRegistry: Sendable {
 
     /// Attaches `job` to the open task for its source, or to a new one; returns the task and
     /// whether it is new (a new task's decode must be enqueued by the caller).
-    func task(for job: Job, decoder: SourceDecoder,
-              download: (URL) -> DownloadOperation) -> (task: SourceTask, isNew: Bool) {
+    func task(for job: Job, decoder: SourceDecoder, cached: CachedOutputs?,
+              download: (URL, Int) -> DownloadOperation) -> (task: SourceTask, isNew: Bool) {
         tasks.withLock { tasks in
             let source = job.request.source
             if let existing = tasks[source], existing.attach(job) {
@@ -17,10 +17,10 @@ final class SourceRegistry: Sendable {
             }
             var fetch: DownloadOperation?
             if case .remote(let url) = source {
-                fetch = download(url)
+                fetch = download(url, job.request.maxAge)
                 fetch?.order = job.request.row
             }
-            let task = SourceTask(source: source, decoder: decoder, download: fetch)
+            let task = SourceTask(source: source, decoder: decoder, download: fetch, cached: cached)
             _ = task.attach(job)
             tasks[source] = task
             return (task, true)

@@ -21,11 +21,14 @@ final class SourceTask: Sendable {
         var open = true
     }
 
-    /// A task for `source`, decoding with `decoder` (after `download`, for a remote source).
-    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?) {
+    /// A task for `source`, decoding with `decoder` (after `download`, for a remote source),
+    /// serving what it can from `cached`.
+    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?,
+         cached: CachedOutputs?) {
         self.source = source
         self.download = download
-        self.decode = DecodeOperation(source: source, decoder: decoder, download: download)
+        self.decode = DecodeOperation(source: source, decoder: decoder, download: download,
+                                      cached: cached)
         decode.task = self
         if let download {
             decode.addDependency(download)

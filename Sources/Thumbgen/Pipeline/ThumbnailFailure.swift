@@ -28,6 +28,8 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case tooManyRedirects = "too_many_redirects"
     /// The host resolved to a non-public address and `--allow-private-network` is off.
     case forbiddenAddress = "forbidden_address"
+    /// `--offline` is set and the row needs a source the cache does not hold.
+    case notCached = "not_cached"
     /// The row asks for something this version cannot do yet.
     case notSupported = "not_supported"
     /// The run was interrupted before the row finished.
@@ -63,6 +65,7 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
         case .tooManyRedirects: code = .tooManyRedirects
         case .forbiddenAddress: code = .forbiddenAddress
         case .cancelled: code = .cancelled
+        case .offline: code = .notCached
         }
         let tries = failure.attempts > 1 ? " (after \(failure.attempts) attempts)" : ""
         return ThumbnailFailure(code, "\(src): \(failure.error)\(tries)")

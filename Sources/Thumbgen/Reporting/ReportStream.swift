@@ -23,8 +23,8 @@ public final class ReportStream {
         self.destination = destination
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        temporary = folder
-            .appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).tmp")
+        TemporaryName.sweep(folder.path)
+        temporary = folder.appendingPathComponent(TemporaryName.make(for: destination.lastPathComponent))
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
         }

@@ -6,6 +6,30 @@ public struct RowResult: Sendable, Equatable, Codable {
         case written, unchanged, failed, cancelled
     }
 
+    /// Whether the output came from the cache (DESIGN.md §6).
+    public enum CacheOutcome: String, Sendable, Codable, CaseIterable {
+        /// Served from the cache; its source was known unchanged without asking a server.
+        case hit
+        /// Rendered in this run (and stored in the cache).
+        case miss
+        /// Served from the cache after the server confirmed the source unchanged (`304`).
+        case revalidated
+    }
+
+    /// What `thumbgen warm` did for a row, the most costly step counting.
+    public enum WarmOutcome: String, Sendable, Codable, CaseIterable {
+        /// Source and output were cached and fresh: nothing to do.
+        case fresh
+        /// The server confirmed the source unchanged (`304`); the output was cached.
+        case revalidated
+        /// The source was downloaded in full; the output was cached (same bytes as before).
+        case fetched
+        /// The output was rendered into the cache.
+        case rendered
+        /// The row failed.
+        case failed
+    }
+
     /// Milliseconds spent in each stage (absent for stages the row never reached).
     public struct StageTimes: Sendable, Equatable, Codable {
         /// From the source's decode starting to this row's render starting.
@@ -62,6 +86,18 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var ms: StageTimes?
     /// The download of a remote source.
     public var http: HTTPInfo?
+    /// Whether the output came from the cache (absent with `--no-cache` and for failed rows).
+    public var cache: CacheOutcome?
+    /// The SHA-256 of the source's bytes, when the cache learned it.
+    public var sourceSHA256: String?
+    /// What `thumbgen warm` did (warm runs only).
+    public var warm: WarmOutcome?
+
+    private enum CodingKeys: String, CodingKey {
+        case row, id, src, status, out, width, height, bytes, sha256, format, error, ms, http, cache
+        case sourceSHA256 = "source_sha256"
+        case warm
+    }
 
     /// A row that failed before any work (bad row, unsupported source).
     static func failed(row: Int, id: String, src: String, _ failure: ThumbnailFailure) -> RowResult {

@@ -16,6 +16,25 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var errors: [String: Int] = [:]
     /// Wall time of the run in seconds.
     public var seconds: Double = 0
+    /// Rows by cache outcome (runs with a cache only).
+    public var cache: CacheCounts?
+    /// Rows by what `thumbgen warm` did (warm runs only).
+    public var warm: WarmCounts?
+
+    /// Rows by cache outcome.
+    public struct CacheCounts: Sendable, Codable, Equatable {
+        /// Served from the cache without asking a server.
+        public var hit = 0
+        /// Rendered in this run.
+        public var miss = 0
+        /// Served from the cache after a `304`.
+        public var revalidated = 0
+    }
+
+    /// Rows by what `thumbgen warm` did for them.
+    public struct WarmCounts: Sendable, Codable, Equatable {
+        public var fresh = 0, revalidated = 0, fetched = 0, rendered = 0, failed = 0
+    }
 
     /// An empty summary.
     public init() {}
@@ -32,12 +51,49 @@ public struct RunSummary: Sendable, Codable, Equatable {
         if result.status == .failed, let code = result.error?.code {
             errors[code.rawValue, default: 0] += 1
         }
+        if let outcome = result.cache {
+            var counts = cache ?? CacheCounts()
+            switch outcome {
+            case .hit: counts.hit += 1
+            case .miss: counts.miss += 1
+            case .revalidated: counts.revalidated += 1
+            }
+            cache = counts
+        }
+        if let outcome = result.warm {
+            var counts = warm ?? WarmCounts()
+            switch outcome {
+            case .fresh: counts.fresh += 1
+            case .revalidated: counts.revalidated += 1
+            case .fetched: counts.fetched += 1
+            case .rendered: counts.rendered += 1
+            case .failed: counts.failed += 1
+            }
+            warm = counts
+        }
+    }
+
+    /// Prepares the counts a cached run reports, so that they appear (as zeros) even when no
+    /// row reached the cache; `warm` adds the warm counts.
+    public mutating func expectCache(warm isWarm: Bool) {
+        cache = cache ?? CacheCounts()
+        if isWarm { warm = warm ?? WarmCounts() }
     }
 
     /// `118 rows: 117 written, 0 unchanged, 1 failed, 0 cancelled in 5.12 s (23.0 rows/s)`.
+    /// A warm run's line says what warming did; a cached run's adds the cache outcomes.
     public var line: String {
         let rate = seconds > 0 ? String(format: " (%.1f rows/s)", Double(rows) / seconds) : ""
+        let time = " in \(String(format: "%.2f", seconds)) s\(rate)"
+        if let warm {
+            return "\(rows) rows: \(warm.fresh) fresh, \(warm.revalidated) revalidated, "
+                + "\(warm.fetched) fetched, \(warm.rendered) rendered, \(warm.failed) failed, "
+                + "\(cancelled) cancelled" + time
+        }
+        let cacheText = cache.map {
+            "; cache: \($0.hit) hit, \($0.revalidated) revalidated, \($0.miss) miss"
+        } ?? ""
         return "\(rows) rows: \(written) written, \(unchanged) unchanged, \(failed) failed, "
-            + "\(cancelled) cancelled in \(String(format: "%.2f", seconds)) s\(rate)"
+            + "\(cancelled) cancelled" + time + cacheText
     }
 }

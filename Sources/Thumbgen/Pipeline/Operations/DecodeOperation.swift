@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 
-/// Opens one source for every job attached to its `SourceTask`: header, shrink-on-load to the
+/// Opens one source for every job attached to its `SourceTask`. With a cache, it first learns
+/// the source's digest and serves each job whose output is already cached, so a source whose
+/// outputs are all cached is never decoded. For the rest: header, shrink-on-load to the
 /// largest scale any of them needs, orientation. With several jobs the pixels are decoded once
 /// into memory; with one, they stay lazy and stream through that job's encode.
 final class DecodeOperation: Operation, @unchecked Sendable {
@@ -15,38 +17,67 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     var onStart: (@Sendable (SourceTask) -> Void)?
     private let outcome = Mutex<Result<DecodedImage, ThumbnailFailure>?>(nil)
     private let startedAt = Mutex<ContinuousClock.Instant?>(nil)
+    private let download: DownloadOperation?
+    private let cached: CachedOutputs?
 
-    /// The decoded image or the failure; nil if the operation was cancelled before it ran.
+    /// The decoded image or the failure; nil if the operation was cancelled before it ran, or
+    /// every job was served from the cache.
     var result: Result<DecodedImage, ThumbnailFailure>? { outcome.withLock { $0 } }
     /// When the decode began, for the jobs' stage times.
     var started: ContinuousClock.Instant? { startedAt.withLock { $0 } }
 
-    private let download: DownloadOperation?
-
-    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?) {
+    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?,
+         cached: CachedOutputs?) {
         self.source = source
         self.decoder = decoder
         self.download = download
+        self.cached = cached
     }
 
     override func main() {
         guard let task, !isCancelled else { return }
         startedAt.withLock { $0 = .now }
         onStart?(task)
-        let jobs = task.close().filter { !$0.isFinished }
+        var jobs = task.close().filter { !$0.isFinished }
         guard !jobs.isEmpty else { return }
-        outcome.withLock { $0 = decode(for: jobs) }
+        let src = jobs[0].request.sourceText
+        let bytes: SourceBytes
+        switch sourceBytes(for: jobs) {
+        case .failure(let failure):
+            return outcome.withLock { $0 = .failure(failure) }
+        case .success(let found):
+            bytes = found
+        }
+        jobs.forEach { $0.record(origin: bytes.origin, digest: bytes.digest) }
+        var (path, digest, keepAlive) = (bytes.path, bytes.digest, bytes.file)
+        if let cached, let known = digest {
+            jobs = jobs.filter { !cached.serve($0, sourceDigest: known) }
+            guard !jobs.isEmpty else { return }
+            if !bytes.verified {
+                switch cached.checkStoredSource(known, download: download) {
+                case .failure(let failure):
+                    return outcome.withLock { $0 = .failure(.fetch(failure, src: src)) }
+                case .success(let replacement?):
+                    (path, digest, keepAlive) = (replacement.path, replacement.digest, replacement.file)
+                    jobs.forEach { $0.record(origin: .fetched, digest: replacement.digest) }
+                case .success(nil):
+                    break
+                }
+            }
+        }
+        outcome.withLock { $0 = decode(path, for: jobs, digest: digest, keepAlive: keepAlive) }
         VipsRuntime.releaseThreadResources()
     }
 
-    private func decode(for jobs: [Job]) -> Result<DecodedImage, ThumbnailFailure> {
+    /// Where the source's bytes are and what they are: a local file (hashed when the cache is
+    /// on and its stamp is not on record), or the download's result.
+    private func sourceBytes(for jobs: [Job]) -> Result<SourceBytes, ThumbnailFailure> {
         let src = jobs[0].request.sourceText
-        let path: String
-        var keepAlive: DownloadedFile?
         switch source {
         case .file(let local):
             if let failure = LocalFileCheck.failure(path: local, src: src) { return .failure(failure) }
-            path = local
+            let digest = cached?.cache.files.digest(of: local)
+            return .success(SourceBytes(path: local, digest: digest, origin: .local, verified: true, file: nil))
         case .remote:
             if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
             switch download?.result {
@@ -57,13 +88,19 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 jobs.forEach { $0.record(http: info) }
                 return .failure(.fetch(failure, src: src))
             case .success(let downloaded):
-                let r = downloaded.response
-                let info = RowResult.HTTPInfo(status: r.status, bytes: r.bytes, attempts: r.attempts)
-                jobs.forEach { $0.record(http: info) }
-                path = downloaded.file.path
-                keepAlive = downloaded.file
+                if let r = downloaded.response {
+                    let info = RowResult.HTTPInfo(status: r.status, bytes: r.bytes, attempts: r.attempts)
+                    jobs.forEach { $0.record(http: info) }
+                }
+                return .success(SourceBytes(
+                    path: downloaded.path, digest: cached == nil ? nil : downloaded.digest,
+                    origin: downloaded.origin, verified: downloaded.verified, file: downloaded.file))
             }
         }
+    }
+
+    private func decode(_ path: String, for jobs: [Job], digest: String?,
+                        keepAlive: DownloadedFile?) -> Result<DecodedImage, ThumbnailFailure> {
         do {
             let opened = try decoder.open(path: path)
             let header = opened.header
@@ -78,11 +115,24 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                        isInMemory: true)
             }
             decoded.keepAlive = keepAlive
+            decoded.sourceDigest = digest
             return .success(decoded)
         } catch {
-            return .failure(.imaging(error, src: src, stage: .decodeFailed))
+            return .failure(.imaging(error, src: jobs[0].request.sourceText, stage: .decodeFailed))
         }
     }
+}
+
+/// A source's bytes, found: where they are, their digest, and how they were got.
+struct SourceBytes {
+    var path: String
+    /// The SHA-256 of the bytes; nil without a cache (nothing needs it).
+    var digest: String?
+    var origin: SourceOrigin
+    /// Whether the bytes are known to match `digest`.
+    var verified: Bool
+    /// A temporary download to keep until the pixels are read.
+    var file: DownloadedFile?
 }
 
 /// Checks a local source before libvips sees it, for errors that name the real problem.

@@ -1,12 +1,14 @@
 import Foundation
 import Synchronization
 
-/// Fetches one remote source into a temporary file for every job attached to its
-/// `SourceTask`; the decode that follows reads the file.
+/// Gets one remote source's bytes for every job attached to its `SourceTask`: from the cache
+/// when they are fresh there, by a conditional request when they are stale, else by a full
+/// download into a temporary file. The decode that follows reads the file.
 final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
     private let fetcher: @Sendable () -> HTTPFetcher
     private let folder: URL
+    private let caching: RemoteSourceCache?
     private let state = Mutex<(outcome: Result<Downloaded, FetchFailure>?, download: HTTPFetcher.Download?,
                                started: ContinuousClock.Instant?)>((nil, nil, nil))
     /// Whether any job still needs the source; checked before the transfer starts.
@@ -14,45 +16,109 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     /// The first row's number: transfers waiting for a connection start in manifest order.
     var order = 0
 
-    /// The downloaded file, or why there is none; nil before the operation has run.
+    /// The source's bytes, or why there are none; nil before the operation has run.
     var result: Result<Downloaded, FetchFailure>? { state.withLock { $0.outcome } }
-    /// When the transfer began.
+    /// When the operation began.
     var started: ContinuousClock.Instant? { state.withLock { $0.started } }
 
-    init(url: URL, into folder: URL, fetcher: @escaping @Sendable () -> HTTPFetcher) {
+    /// Fetches `url` into `folder` (the cache's temporary folder when `caching` is set, so that
+    /// a body moves into the store by rename).
+    init(url: URL, into folder: URL, caching: RemoteSourceCache?,
+         fetcher: @escaping @Sendable () -> HTTPFetcher) {
         self.url = url
         self.folder = folder
+        self.caching = caching
         self.fetcher = fetcher
     }
 
     override func execute() {
         guard isWanted() else {
-            state.withLock { $0.outcome = .failure(FetchFailure(error: .cancelled, attempts: 0, status: 0)) }
-            return finish()
+            return complete(.failure(FetchFailure(error: .cancelled, attempts: 0, status: 0)))
         }
-        let file = DownloadedFile(path: folder.appendingPathComponent(UUID().uuidString).path)
         state.withLock { $0.started = .now }
-        let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
-                                       order: order) { [self] result in
-            // On failure `file` goes away here, and with it any partial body.
-            state.withLock { $0.outcome = result.map { Downloaded(file: file, response: $0) } }
-            finish()
+        switch caching?.plan(for: url.absoluteString) ?? .fetch {
+        case .useStored(let record):
+            complete(.success(stored(record, origin: .stored, response: nil)))
+        case .unavailable:
+            complete(.failure(FetchFailure(error: .offline, attempts: 0, status: 0)))
+        case .revalidate(let record, let headers):
+            start(conditionalOn: record, headers: headers) { [self] in complete($0) }
+        case .fetch:
+            start(conditionalOn: nil, headers: []) { [self] in complete($0) }
         }
-        state.withLock { $0.download = download }
+    }
+
+    /// Fetches the body in full and waits for it: for a stored body found damaged when the
+    /// decode checked it. Blocks the calling thread; a rare path.
+    func fetchAgain() -> Result<Downloaded, FetchFailure> {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Downloaded, FetchFailure>?>(nil)
+        start(conditionalOn: nil, headers: []) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return outcome.withLock { $0 } ?? .failure(FetchFailure(error: .cancelled, attempts: 0, status: 0))
     }
 
     /// Aborts the transfer at once (no job needs the source any more).
     func abandon() {
         state.withLock { $0.download }?.cancel()
     }
+
+    private func complete(_ outcome: Result<Downloaded, FetchFailure>) {
+        state.withLock { $0.outcome = outcome }
+        finish()
+    }
+
+    private func start(conditionalOn record: URLRecord?, headers: [String],
+                       completion: @escaping @Sendable (Result<Downloaded, FetchFailure>) -> Void) {
+        let file = DownloadedFile(path: folder.appendingPathComponent(TemporaryName.make(for: "download")).path)
+        let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
+                                       order: order, headers: headers) { [self] result in
+            // On failure `file` goes away here, and with it any partial body.
+            completion(result.map { accept($0, file: file, conditionalOn: record) })
+        }
+        state.withLock { $0.download = download }
+    }
+
+    /// Turns a successful response into the bytes to decode, storing them when allowed.
+    private func accept(_ response: FetchResponse, file: DownloadedFile,
+                        conditionalOn record: URLRecord?) -> Downloaded {
+        if response.status == 304, let record, let caching {
+            let updated = caching.revalidated(record, response: response)
+            return stored(updated, origin: .revalidated, response: response)
+        }
+        if let caching, let blob = caching.fetched(url.absoluteString, file: file.path, response: response) {
+            return Downloaded(path: blob, digest: response.sha256, origin: .fetched, verified: true,
+                              file: nil, response: response)
+        }
+        return Downloaded(path: file.path, digest: response.sha256, origin: .fetched, verified: true,
+                          file: file, response: response)
+    }
+
+    private func stored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> Downloaded {
+        let path = caching?.cache.blobs.path(record.digest) ?? ""
+        return Downloaded(path: path, digest: record.digest, origin: origin, verified: false,
+                          file: nil, response: response)
+    }
 }
 
-/// A source on disk and how its transfer went.
+/// A remote source's bytes on disk, and how they were got.
 struct Downloaded: Sendable {
-    /// The body, in a temporary file.
-    let file: DownloadedFile
-    /// Status, bytes, attempts and headers.
-    let response: FetchResponse
+    /// The file to decode: a blob in the cache, or a temporary file.
+    var path: String
+    /// The SHA-256 of the bytes.
+    var digest: String
+    /// Fetched, revalidated, or used from the cache as it was.
+    var origin: SourceOrigin
+    /// Whether the bytes at `path` are known to match `digest` (a stored blob is checked only
+    /// when it must be decoded).
+    var verified: Bool
+    /// The temporary file, deleted when the last image reading it is gone; nil for a blob.
+    var file: DownloadedFile?
+    /// Status, bytes, attempts and headers; nil when no request was made.
+    var response: FetchResponse?
 }
 
 /// A downloaded source's temporary file, deleted when the last image reading it is gone.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Synchronization
 
@@ -12,6 +11,8 @@ final class RenderOperation: Operation, @unchecked Sendable {
         var height: Int
         var format: OutputFormat
         var sha256: String
+        /// The key it is stored under in the cache (nil without a cache).
+        var cacheKey: String?
     }
 
     private let job: Job
@@ -67,10 +68,12 @@ final class RenderOperation: Operation, @unchecked Sendable {
                 if abandoned { image.kill() }
                 let data = try encoder.encode(image, as: format, quality: request.spec.quality)
                 state.withLock { $0.image = nil }
-                let digest = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+                let digest = ContentDigest.of(data)
                 state.withLock {
-                    $0.encoded = Encoded(data: data, width: image.width, height: image.height,
-                                         format: format, sha256: digest)
+                    $0.encoded = Encoded(
+                        data: data, width: image.width, height: image.height, format: format,
+                        sha256: digest,
+                        cacheKey: decoded.sourceDigest.map { OutputKey.make(sourceDigest: $0, request: request) })
                 }
             } catch {
                 state.withLock { $0.image = nil }

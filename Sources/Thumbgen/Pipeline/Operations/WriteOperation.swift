@@ -1,15 +1,18 @@
 import Foundation
 
-/// Names one output (its `out` template filled in) and writes it atomically under `--out`.
+/// Stores one rendered output in the cache (when there is one) and puts it in place under
+/// `--out`.
 final class WriteOperation: Operation, @unchecked Sendable {
     private let job: Job
     private let render: RenderOperation
-    private let writer: AtomicFileWriter
+    private let delivery: OutputDelivery
+    private let cache: ThumbnailCache?
 
-    init(job: Job, render: RenderOperation, writer: AtomicFileWriter) {
+    init(job: Job, render: RenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
         self.job = job
         self.render = render
-        self.writer = writer
+        self.delivery = delivery
+        self.cache = cache
         super.init()
         addDependency(render)
     }
@@ -23,29 +26,21 @@ final class WriteOperation: Operation, @unchecked Sendable {
 
     override func main() {
         guard !job.isFinished, let encoded = render.encoded else { return }
-        let request = job.request
         let start = ContinuousClock.now
-        let values = OutputPathTemplate.Values(
-            name: request.source.stem, width: encoded.width, height: encoded.height,
-            fit: request.spec.fit, ext: encoded.format.fileExtension,
-            hash8: String(encoded.sha256.prefix(8)), row: request.row)
-        let path: String
-        do {
-            path = try OutputPathTemplate.render(request.outTemplate, values)
-        } catch {
-            return job.fail(ThumbnailFailure(.outputEscapes, "\(request.sourceText): out '\(request.outTemplate)' \(error.reason)"))
+        let record = OutputRecord(sha256: encoded.sha256, width: encoded.width, height: encoded.height,
+                                  format: encoded.format, bytes: encoded.data.count)
+        if let cache, let key = encoded.cacheKey {
+            cache.storeOutput(encoded.data, record: record, key: key)
         }
-        do {
-            let outcome = try writer.write(encoded.data, to: path)
+        switch delivery.deliver(record, for: job.request, rendered: true, bytes: { encoded.data }) {
+        case .done(let result):
             job.record(\.write, since: start)
-            job.finish(RowResult(
-                row: request.row, id: request.id, src: request.sourceText,
-                status: outcome == .written ? .written : .unchanged, out: path,
-                width: encoded.width, height: encoded.height, bytes: encoded.data.count,
-                sha256: encoded.sha256, format: encoded.format))
-        } catch {
-            job.fail(ThumbnailFailure(error.escaped ? .outputEscapes : .writeFailed,
-                                      "\(request.sourceText): \(error.description)"))
+            job.finish(result)
+        case .failed(let failure):
+            job.fail(failure)
+        case .bytesMissing:
+            // Unreachable: the bytes are in hand.
+            job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the encoded bytes went missing"))
         }
     }
 }

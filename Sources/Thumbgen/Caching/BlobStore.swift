@@ -1,0 +1,55 @@
+import Foundation
+
+/// Bytes stored under the SHA-256 of their content: source images and rendered outputs.
+///
+/// A blob is checked against its name whenever it is served, and one that does not match
+/// (a flipped bit, a torn copy from another machine) is removed and reported missing, so the
+/// caller rebuilds it: damaged bytes are never handed on.
+struct BlobStore: Sendable {
+    let layout: CacheLayout
+
+    /// Where the blob `digest` lives (whether or not it is there).
+    func path(_ digest: String) -> String { layout.path(.blobs, digest) }
+
+    /// Whether a blob named `digest` is present (not checked).
+    func contains(_ digest: String) -> Bool {
+        var info = stat()
+        return stat(path(digest), &info) == 0
+    }
+
+    /// Stores `data`, whose digest is `digest`, unless it is already there.
+    func put(_ data: Data, digest: String) {
+        guard !contains(digest) else { return }
+        layout.write(data, to: path(digest))
+    }
+
+    /// Moves the file at `file` (in the cache's temporary folder), whose digest is `digest`,
+    /// into the store; returns the blob's path, or nil when it could not be moved.
+    func ingest(_ file: String, digest: String) -> String? {
+        let target = path(digest)
+        return layout.place(file, at: target) ? target : nil
+    }
+
+    /// The blob's bytes, checked against its digest; nil (and the blob removed) when they do
+    /// not match, nil when it is missing.
+    func verifiedData(_ digest: String) -> Data? {
+        guard let (bytes, _) = layout.read(path(digest)) else { return nil }
+        guard ContentDigest.of(bytes) == digest else {
+            layout.remove(path(digest))
+            return nil
+        }
+        return Data(bytes)
+    }
+
+    /// Whether the blob is present and matches its digest (read through once); a damaged blob
+    /// is removed.
+    func verifyFile(_ digest: String) -> Bool {
+        let blob = path(digest)
+        guard let actual = ContentDigest.ofFile(at: blob) else { return false }
+        guard actual == digest else {
+            layout.remove(blob)
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+
+/// Where things live inside one cache directory, and the few file operations the cache is
+/// built from: read a small file whole, put a file in place by rename, remove.
+///
+///     ROOT/v1/blobs/ab/abcd…   content-addressed bytes (sources and outputs), named by SHA-256
+///     ROOT/v1/outputs/ab/…     output records, named by output key
+///     ROOT/v1/urls/ab/…        URL records (digest, validators, freshness), by SHA-256 of the URL
+///     ROOT/v1/files/ab/…       local-file stamps (size, mtime, inode → digest), by SHA-256 of the path
+///     ROOT/v1/runs/…           one small record per run, for `cache stats`
+///     ROOT/v1/tmp/             files being written, renamed into place when whole
+///
+/// One file per entry, as Bazel's disk cache and git's object store do it: every write is a
+/// temporary file and a rename, so readers see whole entries or none, processes on one machine
+/// or several (a shared volume) need no lock, and a crash leaves at worst a stray temporary
+/// file. The two-hex-digit fan-out keeps folders small.
+struct CacheLayout: Sendable {
+    /// The kinds of entry, one folder each.
+    enum Kind: String, CaseIterable, Sendable {
+        case blobs, outputs, urls, files
+    }
+
+    /// The cache directory as given.
+    let root: URL
+    /// `ROOT/v1`: the layout version, so that a later layout can live beside this one.
+    let base: String
+
+    init(root: URL) {
+        self.root = root
+        self.base = root.path + "/v1"
+    }
+
+    /// The folder of one kind.
+    func folder(_ kind: Kind) -> String { base + "/" + kind.rawValue }
+    /// Where files are written before they are renamed into place.
+    var temporaryFolder: String { base + "/tmp" }
+    /// Where run records go.
+    var runsFolder: String { base + "/runs" }
+
+    /// The path of the entry `name` (64 hex digits) of `kind`.
+    func path(_ kind: Kind, _ name: String) -> String {
+        base + "/" + kind.rawValue + "/" + name.prefix(2) + "/" + name
+    }
+
+    /// Creates the folders; false when the directory cannot be made or written.
+    func create() -> Bool {
+        let fm = FileManager.default
+        for folder in Kind.allCases.map(folder) + [temporaryFolder, runsFolder] {
+            guard (try? fm.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+            else { return false }
+        }
+        return access(temporaryFolder, W_OK) == 0 && access(base, W_OK) == 0
+    }
+
+    /// The whole content of a small file and its modification time, or nil when it is missing
+    /// or unreadable. An entry used now is marked so (its mtime moved to now) when its mark is
+    /// older than `touchAfter` seconds: `cache prune` removes the least recently used first,
+    /// and refreshing the mark at most every few minutes keeps warm runs from writing.
+    func read(_ path: String, touchAfter: Double? = 600) -> (bytes: [UInt8], modified: Double)? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let size = Int(info.st_size)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = 0
+            while count < size {
+                let n = Foundation.read(fd, buffer.baseAddress! + count, size - count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                count += n
+            }
+        }
+        guard bytes.count == size else { return nil }
+        let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        if let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
+            futimens(fd, nil)
+        }
+        return (bytes, modified)
+    }
+
+    /// Puts `bytes` at `path` whole, by a temporary file and a rename.
+    @discardableResult
+    func write<Bytes: DataProtocol>(_ bytes: Bytes, to path: String) -> Bool {
+        let temporary = temporaryFolder + "/" + TemporaryName.make(for: "entry")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return false }
+        let contiguous = Data(bytes)
+        let complete = contiguous.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { return false }
+                offset += n
+            }
+            return true
+        }
+        guard close(fd) == 0, complete, place(temporary, at: path) else {
+            unlink(temporary)
+            return false
+        }
+        return true
+    }
+
+    /// Renames the file at `source` (in this cache's file system) to `path`, making the fan-out
+    /// folder if it is missing.
+    func place(_ source: String, at path: String) -> Bool {
+        if rename(source, path) == 0 { return true }
+        guard errno == ENOENT else { return false }
+        let folder = (path as NSString).deletingLastPathComponent
+        mkdir(folder, 0o777)
+        return rename(source, path) == 0
+    }
+
+    /// Removes the entry at `path` (a damaged or pruned one).
+    func remove(_ path: String) {
+        unlink(path)
+    }
+}

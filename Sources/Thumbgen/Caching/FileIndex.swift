@@ -1,0 +1,67 @@
+import Foundation
+
+/// Identifies local source files by content without re-reading them: a file is hashed once,
+/// and its stamp (device, inode, size, modification time to the nanosecond) is kept beside the
+/// digest; while the stamp is unchanged, so is the digest (git's index does the same).
+struct FileIndex: Sendable {
+    let layout: CacheLayout
+
+    /// What `stat` says of a file, enough to notice it changed.
+    struct Stamp: Equatable {
+        var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            seconds = info.st_mtim.tv_sec
+            nanoseconds = info.st_mtim.tv_nsec
+        }
+
+        var text: String { "\(device) \(inode) \(size) \(seconds).\(nanoseconds)" }
+    }
+
+    private func path(for file: String) -> String { layout.path(.files, ContentDigest.of(text: file)) }
+
+    /// The digest of the file at `file` if its stamp is on record and unchanged; nil otherwise
+    /// (then `digest(of:)` must read it).
+    func knownDigest(of file: String) -> String? {
+        var info = stat()
+        guard stat(file, &info) == 0 else { return nil }
+        return recorded(file, stamp: Stamp(info))
+    }
+
+    /// The digest of the file at `file`: from the record when its stamp is unchanged, else by
+    /// reading it (and then recorded). Nil when the file cannot be read.
+    func digest(of file: String) -> String? {
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var before = stat()
+        guard fstat(fd, &before) == 0 else { return nil }
+        let stamp = Stamp(before)
+        if let known = recorded(file, stamp: stamp) { return known }
+        guard let digest = ContentDigest.ofFile(descriptor: fd) else { return nil }
+        var after = stat()
+        // Recorded only if the file held still while it was read, and was last changed more
+        // than a second ago: a write in the same clock tick as the read would otherwise leave
+        // the old digest on record under an unchanged stamp ("racy git").
+        if fstat(fd, &after) == 0, Stamp(after) == stamp,
+           Date().timeIntervalSince1970 - Double(stamp.seconds) > 1 {
+            var entry = CacheRecord()
+            entry["path"] = file
+            entry["stamp"] = stamp.text
+            entry["digest"] = digest
+            layout.write(entry.encoded, to: path(for: file))
+        }
+        return digest
+    }
+
+    private func recorded(_ file: String, stamp: Stamp) -> String? {
+        guard let (bytes, _) = layout.read(path(for: file)),
+              let entry = CacheRecord(decoding: bytes), entry["path"] == file,
+              entry["stamp"] == stamp.text, let digest = entry["digest"],
+              ContentDigest.isValid(digest) else { return nil }
+        return digest
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// One record per run that used the cache, kept in the cache itself, so that `thumbgen cache
+/// stats` can show the hit rates of recent runs whichever process or machine made them.
+///
+/// Each run is its own file (`v1/runs/SECONDS-RANDOM`), written by rename like every entry;
+/// only the newest `kept` are kept.
+public struct RunLog: Sendable {
+    /// One run.
+    public struct Entry: Sendable, Equatable {
+        /// `render` or `warm`.
+        public var command: String
+        /// When it ended (seconds since 1970).
+        public var endedAt: Double
+        public var rows: Int, hit: Int, miss: Int, revalidated: Int, failed: Int
+        /// Wall time in seconds.
+        public var seconds: Double
+    }
+
+    /// Runs kept.
+    public static let kept = 50
+    let layout: CacheLayout
+
+    /// The run log of `cache`.
+    public init(cache: ThumbnailCache) {
+        layout = cache.layout
+    }
+
+    /// Adds a run, and drops the oldest beyond `kept`.
+    public func append(_ summary: RunSummary, command: String, now: Double = Date().timeIntervalSince1970) {
+        var record = CacheRecord()
+        record["command"] = command
+        record["ended-at"] = String(now)
+        record["rows"] = String(summary.rows)
+        record["hit"] = String(summary.cache?.hit ?? 0)
+        record["miss"] = String(summary.cache?.miss ?? 0)
+        record["revalidated"] = String(summary.cache?.revalidated ?? 0)
+        record["failed"] = String(summary.failed)
+        record["seconds"] = String(summary.seconds)
+        let name = String(format: "%013.3f-%08x", now, UInt32.random(in: 0...UInt32.max))
+        layout.write(record.encoded, to: layout.runsFolder + "/" + name)
+        let names = fileNames()
+        for old in names.dropLast(Self.kept) { layout.remove(layout.runsFolder + "/" + old) }
+    }
+
+    /// The runs on record, oldest first.
+    public func entries() -> [Entry] {
+        fileNames().compactMap { name in
+            guard let (bytes, _) = layout.read(layout.runsFolder + "/" + name, touchAfter: nil),
+                  let r = CacheRecord(decoding: bytes),
+                  let command = r["command"], let endedAt = r["ended-at"].flatMap(Double.init),
+                  let rows = r["rows"].flatMap(Int.init), let hit = r["hit"].flatMap(Int.init),
+                  let miss = r["miss"].flatMap(Int.init),
+                  let revalidated = r["revalidated"].flatMap(Int.init),
+                  let failed = r["failed"].flatMap(Int.init),
+                  let seconds = r["seconds"].flatMap(Double.init) else { return nil }
+            return Entry(command: command, endedAt: endedAt, rows: rows, hit: hit, miss: miss,
+                         revalidated: revalidated, failed: failed, seconds: seconds)
+        }
+    }
+
+    private func fileNames() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: layout.runsFolder)) ?? [])
+            .filter { !$0.hasPrefix(".") }.sorted()
+    }
+}

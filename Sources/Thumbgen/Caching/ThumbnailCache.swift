@@ -1,0 +1,81 @@
+import Foundation
+
+/// Why a cache directory cannot be used.
+public struct CacheError: Error, CustomStringConvertible, Equatable {
+    /// The directory and what is wrong with it.
+    public var description: String
+}
+
+/// The content-addressed disk cache shared by runs, processes and machines (DESIGN.md §5):
+/// sources by digest with a URL index and a local-file index beside them, outputs by a key
+/// over everything that changes their bytes.
+///
+/// Every entry is one file put in place by rename, so the directory is safe to share between
+/// processes running at once and to lose at any moment; damaged entries are found by their
+/// digests and checksums and dropped, never served.
+public final class ThumbnailCache: Sendable {
+    /// The cache directory.
+    public let directory: URL
+    let layout: CacheLayout
+    let blobs: BlobStore
+    let outputs: OutputIndex
+    let urls: URLIndex
+    let files: FileIndex
+
+    /// Opens (creating it if needed) the cache at `directory`; throws when it cannot be made
+    /// or written.
+    public init(directory: URL) throws(CacheError) {
+        self.directory = directory
+        layout = CacheLayout(root: directory)
+        blobs = BlobStore(layout: layout)
+        outputs = OutputIndex(layout: layout)
+        urls = URLIndex(layout: layout)
+        files = FileIndex(layout: layout)
+        guard layout.create() else {
+            throw CacheError(description: "\(directory.path): cannot create or write the cache directory")
+        }
+    }
+
+    /// The default cache directory: `$THUMBGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/thumbgen`,
+    /// else `~/.cache/thumbgen`.
+    public static func defaultDirectory(
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> URL {
+        if let dir = environment["THUMBGEN_CACHE_DIR"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir)
+        }
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("thumbgen")
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/thumbgen")
+    }
+
+    /// The folder in which downloads land before they are moved into the store (the same file
+    /// system, so the move is a rename).
+    var temporaryFolder: URL { URL(fileURLWithPath: layout.temporaryFolder) }
+
+    /// The cached output for `key` and its verified bytes' path, if present.
+    func output(_ key: String) -> OutputRecord? {
+        guard let record = outputs.record(key), blobs.contains(record.sha256) else { return nil }
+        return record
+    }
+
+    /// The bytes of a cached output, checked; nil (and the entry dropped) when they are
+    /// damaged or gone, so that the caller renders it again.
+    func outputData(_ record: OutputRecord, key: String) -> Data? {
+        guard let data = blobs.verifiedData(record.sha256) else {
+            outputs.remove(key)
+            return nil
+        }
+        return data
+    }
+
+    /// Stores a rendered output under `key`: the bytes first, then the record that names
+    /// them, so that a record never points at bytes that are not there.
+    func storeOutput(_ data: Data, record: OutputRecord, key: String) {
+        blobs.put(data, digest: record.sha256)
+        outputs.store(record, key: key)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Puts one output in place under `--out`, freshly rendered or from the cache: names it (its
+/// `out` template filled in), leaves it alone when the file already holds the same bytes, and
+/// otherwise writes it atomically. Without a writer (`thumbgen warm`) nothing is written.
+struct OutputDelivery: Sendable {
+    /// Writes under `--out`; nil for a cache-only run.
+    let writer: AtomicFileWriter?
+
+    /// How a delivery ended.
+    enum Delivery {
+        /// The row's result (written or unchanged).
+        case done(RowResult)
+        /// The path or the write failed.
+        case failed(ThumbnailFailure)
+        /// The bytes were needed but could not be had (a cached blob found damaged).
+        case bytesMissing
+    }
+
+    /// Delivers the output described by `record` for `request`; `bytes` is asked for the
+    /// encoded bytes only if the file must be written. `rendered` says whether the output was
+    /// made in this run (a cache-only run reports it `written` into the cache).
+    func deliver(_ record: OutputRecord, for request: ThumbnailRequest, rendered: Bool,
+                 bytes: () -> Data?) -> Delivery {
+        var result = RowResult(
+            row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
+            width: record.width, height: record.height, bytes: record.bytes,
+            sha256: record.sha256, format: record.format)
+        guard let writer else {
+            // A cache-only run checks a cached output's bytes, so that it repairs damage.
+            if !rendered && bytes() == nil { return .bytesMissing }
+            result.status = rendered ? .written : .unchanged
+            return .done(result)
+        }
+        let values = OutputPathTemplate.Values(
+            name: request.source.stem, width: record.width, height: record.height,
+            fit: request.spec.fit, ext: record.format.fileExtension,
+            hash8: String(record.sha256.prefix(8)), row: request.row)
+        let path: String
+        do {
+            path = try OutputPathTemplate.render(request.outTemplate, values)
+        } catch {
+            return .failed(ThumbnailFailure(
+                .outputEscapes, "\(request.sourceText): out '\(request.outTemplate)' \(error.reason)"))
+        }
+        result.out = path
+        do {
+            if try writer.holds(path, sha256: record.sha256, size: record.bytes) {
+                return .done(result)
+            }
+            guard let data = bytes() else { return .bytesMissing }
+            let outcome = try writer.write(data, to: path)
+            result.status = outcome == .written ? .written : .unchanged
+            return .done(result)
+        } catch {
+            return .failed(ThumbnailFailure(error.escaped ? .outputEscapes : .writeFailed,
+                                            "\(request.sourceText): \(error.description)"))
+        }
+    }
+}
