@@ -18,6 +18,11 @@ public final class RunRecorder: Sendable {
         self.onEach = onEach
     }
 
+    /// Makes the summary carry cache counts (and warm counts) even if no row reaches them.
+    public func expectCache(warm: Bool) {
+        state.withLock { $0.summary.expectCache(warm: warm) }
+    }
+
     /// Notes that the record on `line` was read (its place in the report).
     public func expect(line: Int) {
         state.withLock { $0.report?.expect(line: line) }

@@ -19,8 +19,11 @@ final class CLIRunner: @unchecked Sendable {
     private let scratch: TemporaryDirectory
 
     /// Prepares `thumbgen ARGUMENTS`, run in `directory` (default: the current folder), with
-    /// `stdin` (if any) as its standard input.
-    init(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil) throws {
+    /// `stdin` (if any) as its standard input. `cacheDirectory` becomes `THUMBGEN_CACHE_DIR`;
+    /// by default each run gets an empty cache of its own, so that no test ever reads or fills
+    /// the user's `~/.cache/thumbgen` or another test's cache.
+    init(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
+         cacheDirectory: URL? = nil) throws {
         guard let binary = TestPaths.thumbgen else {
             throw FixtureError("the thumbgen binary was not found; build it with "
                                + "`swift build --scratch-path .build-tests --build-tests`")
@@ -31,6 +34,9 @@ final class CLIRunner: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         process.executableURL = binary
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["THUMBGEN_CACHE_DIR"] = (cacheDirectory ?? scratch.file("cache")).path
+        process.environment = environment
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
@@ -83,9 +89,9 @@ final class CLIRunner: @unchecked Sendable {
 
     /// Runs `thumbgen ARGUMENTS` to the end (at most `timeout`).
     static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-                    timeout: Duration = .seconds(120),
+                    cacheDirectory: URL? = nil, timeout: Duration = .seconds(120),
                     sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> CLIResult {
-        let runner = try CLIRunner(arguments, in: directory, stdin: stdin)
+        let runner = try CLIRunner(arguments, in: directory, stdin: stdin, cacheDirectory: cacheDirectory)
         try runner.start()
         return await runner.wait(timeout: timeout, sourceLocation: sourceLocation)
     }
@@ -98,6 +104,8 @@ struct Report: Decodable, Sendable {
         var rows: Int, written: Int, unchanged: Int, failed: Int, cancelled: Int
         var errors: [String: Int]
         var seconds: Double
+        var cache: [String: Int]?
+        var warm: [String: Int]?
     }
     struct Failure: Decodable, Sendable {
         var code: String
@@ -122,6 +130,9 @@ struct Report: Decodable, Sendable {
         var error: Failure?
         var http: HTTP?
         var ms: [String: Double]?
+        var cache: String?
+        var source_sha256: String?
+        var warm: String?
     }
     var schema: Int
     var summary: Summary

@@ -9,6 +9,8 @@ final class Workspace: @unchecked Sendable {
     var out: URL { folder.file("out") }
     /// The `--report` file.
     var reportURL: URL { folder.file("report.json") }
+    /// The cache every run of this workspace shares (`THUMBGEN_CACHE_DIR`).
+    var cache: URL { folder.file("cache") }
 
     init(_ label: String = "e2e") throws {
         folder = try TemporaryDirectory(label)
@@ -37,7 +39,7 @@ final class Workspace: @unchecked Sendable {
         try? FileManager.default.removeItem(at: reportURL)
         let result = try await CLIRunner.run(
             [url.path, "--out", out.path, "--report", reportURL.path] + arguments,
-            timeout: timeout, sourceLocation: sourceLocation)
+            cacheDirectory: cache, timeout: timeout, sourceLocation: sourceLocation)
         let report = FileManager.default.fileExists(atPath: reportURL.path)
             ? try Report.read(reportURL) : nil
         return Run(result: result, report: report)

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import Thumbgen
+
+/// Where the cache is and how a run may use it.
+struct CacheOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The cache directory (default: $THUMBGEN_CACHE_DIR, else $XDG_CACHE_HOME/thumbgen, else ~/.cache/thumbgen).",
+        valueName: "dir"))
+    var cacheDir: String?
+
+    @Flag(help: "Neither read nor write the cache: every source is fetched and every output rendered.")
+    var noCache = false
+
+    @Flag(help: "Use only what the cache holds and open no connection; a row whose source is not cached fails with not_cached.")
+    var offline = false
+
+    func validate() throws {
+        if noCache && offline {
+            throw ValidationError("--offline needs the cache; drop --no-cache")
+        }
+    }
+
+    /// The directory the options name.
+    var directory: URL {
+        cacheDir.map { URL(fileURLWithPath: $0) } ?? ThumbnailCache.defaultDirectory()
+    }
+
+    /// Opens the cache, or nil with `--no-cache`; throws exit status 3 when it is unusable.
+    func open() throws -> ThumbnailCache? {
+        guard !noCache else { return nil }
+        do {
+            return try ThumbnailCache(directory: directory)
+        } catch {
+            printError(error.description)
+            throw ExitStatus.unwritable
+        }
+    }
+}

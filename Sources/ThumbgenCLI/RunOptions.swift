@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Thumbgen
+
+/// Options of a manifest run that `render` and `warm` share: report, parallelism, strictness.
+struct RunOptions: ParsableArguments {
+    @Option(help: "Write a JSON report with one record per row to this file.")
+    var report: String?
+
+    @Option(help: "Images processed at once (default: the number of cores).")
+    var jobs: Int?
+
+    @Option(help: "libvips worker threads per image (default: 1; more helps when a few huge images dominate).")
+    var threadsPerImage: Int?
+
+    @Option(help: "Exit with status 1 when a row fails (error), or 0 all the same (never).")
+    var failOn: ManifestRunner.FailOn = .error
+
+    @Flag(help: "Read standard input as JSON Lines rather than CSV.")
+    var jsonLines = false
+
+    @Flag(name: .shortAndLong, help: "Print nothing but errors that stop the whole run (not each failed row, nor the summary).")
+    var quiet = false
+
+    func validate() throws {
+        if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
+        if let threadsPerImage, threadsPerImage < 1 {
+            throw ValidationError("--threads-per-image must be at least 1")
+        }
+    }
+
+    /// Sets the parallelism these options ask for.
+    func apply(to configuration: inout PipelineConfiguration) {
+        if let jobs { configuration.cpuConcurrency = jobs }
+        if let threadsPerImage { configuration.threadsPerImage = threadsPerImage }
+    }
+
+    /// The runner for `manifest` with these options.
+    func runner(manifest: String, defaults: ColumnDefaults, command: String) -> ManifestRunner {
+        ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, quiet: quiet,
+                       failOn: failOn, defaults: defaults, command: command)
+    }
+}
