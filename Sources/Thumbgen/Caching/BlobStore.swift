@@ -17,9 +17,12 @@ struct BlobStore: Sendable {
         return stat(path(digest), &info) == 0
     }
 
-    /// Stores `data`, whose digest is `digest`, unless it is already there.
+    /// Stores `data`, whose digest is `digest`, unless a sound copy is already there. A blob
+    /// of that name is checked, not trusted: a damaged one whose record was lost with it would
+    /// otherwise never be repaired.
     func put(_ data: Data, digest: String) {
-        guard !contains(digest) else { return }
+        if let (bytes, _) = layout.read(path(digest)), bytes.count == data.count,
+           ContentDigest.of(bytes) == digest { return }
         layout.write(data, to: path(digest))
     }
 
