@@ -82,7 +82,9 @@ public struct AtomicFileWriter: Sendable {
         guard let fileName = components.last else {
             throw Failure(description: "\(relativePath): not a file name")
         }
-        let target = try confinedFolder(components.dropLast(), for: relativePath) + "/" + fileName
+        let folder = try confinedFolder(components.dropLast(), for: relativePath)
+        swept.sweepOnce(folder)
+        let target = folder + "/" + fileName
         var info = stat()
         guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
               Int(info.st_size) == size else { return false }

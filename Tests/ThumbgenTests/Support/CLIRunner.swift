@@ -59,8 +59,10 @@ final class CLIRunner: @unchecked Sendable {
     /// Sends `signal` to the child.
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the child to end, killing it after `timeout`; records an issue when it had to.
-    func wait(timeout: Duration, sourceLocation: Testing.SourceLocation = #_sourceLocation) async -> CLIResult {
+    /// Waits for the child to end, killing it after `timeout`; records an issue when it had to,
+    /// or when it died of a signal other than `killedBy`.
+    func wait(timeout: Duration, killedBy expectedSignal: Int32? = nil,
+              sourceLocation: Testing.SourceLocation = #_sourceLocation) async -> CLIResult {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
@@ -75,7 +77,7 @@ final class CLIRunner: @unchecked Sendable {
         process.waitUntilExit()
         let exited = process.terminationReason == .exit && !timedOut
         let stderr = stderrText
-        if !exited && !timedOut {
+        if !exited && !timedOut && process.terminationStatus != expectedSignal {
             // Name the crash from Swift's backtrace, if it printed one.
             let crash = stderr.split(separator: "\n").first { $0.contains("crashed") } ?? ""
             Issue.record("thumbgen died of signal \(process.terminationStatus) \(crash)",

@@ -1,0 +1,115 @@
+import Foundation
+
+extension CacheMaintenance {
+    /// What `prune` removed.
+    public struct PruneResult: Sendable, Equatable {
+        /// Entries removed, per kind.
+        public var removed = PerKind<Int>()
+        /// Temporary files and download folders removed.
+        public var temporary = 0
+        /// Bytes freed, entries and temporary files together.
+        public var freed: Int64 = 0
+        /// Bytes the four kinds of entry hold afterwards.
+        public var remaining: Int64 = 0
+    }
+
+    /// A record, and the blob it names: they are used together, so they go together. A blob
+    /// that several records name goes with the last of them.
+    private struct Unit {
+        var record: CacheLayout.Entry
+        var kind: CacheLayout.Kind
+        var blob: String?
+    }
+
+    /// Removes what has not been used for `maxAge` seconds, then the least recently used
+    /// until the entries hold at most `maxSize` bytes; also blobs no record names and stray
+    /// temporary files, once they are over an hour old. `now` is in seconds since 1970.
+    ///
+    /// An output record or URL record and its blob are one unit whose last use is the
+    /// record's (a run reads the record every time it uses the blob). Local-file records are
+    /// units of their own (losing one costs a re-hash, nothing more), so that `maxSize` can
+    /// always be met. A blob that a kept record names is kept.
+    public func prune(maxSize: Int64?, maxAge: Double?,
+                      now: Double = Date().timeIntervalSince1970) -> PruneResult {
+        var result = PruneResult()
+        sweepTemporary(now: now, into: &result)
+
+        var blobs: [String: CacheLayout.Entry] = [:]
+        var total: Int64 = 0
+        for blob in layout.entries(.blobs) {
+            blobs[blob.name] = blob
+            total += blob.size
+        }
+        var units: [Unit] = []
+        var references: [String: Int] = [:]
+        for kind in [CacheLayout.Kind.outputs, .urls, .files] {
+            for entry in layout.entries(kind) {
+                let blob = kind == .files ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
+                if let blob { references[blob, default: 0] += 1 }
+                units.append(Unit(record: entry, kind: kind, blob: blob))
+                total += entry.size
+            }
+        }
+
+        // A young orphan is most likely a blob whose record a running process is about to
+        // write; an old one is left over from a run that died, or from a record pruned or
+        // dropped as damaged.
+        for (name, blob) in blobs where references[name] == nil && now - blob.modified > Self.grace {
+            _ = remove(blob, kind: .blobs, total: &total, result: &result)
+        }
+
+        units.sort { $0.record.modified < $1.record.modified }
+        for unit in units {
+            let expired = maxAge.map { now - unit.record.modified > $0 } ?? false
+            let tooLarge = maxSize.map { total > $0 } ?? false
+            // Oldest first: once a unit is neither expired nor needed for the size, no later one is.
+            guard expired || tooLarge else { break }
+            guard remove(unit.record, kind: unit.kind, total: &total, result: &result),
+                  let digest = unit.blob else { continue }
+            references[digest, default: 1] -= 1
+            if references[digest] == 0, let blob = blobs[digest] {
+                _ = remove(blob, kind: .blobs, total: &total, result: &result)
+            }
+        }
+        result.remaining = total
+        return result
+    }
+
+    /// Removes one entry and counts it; false when it was left alone because a run is using it.
+    private func remove(_ entry: CacheLayout.Entry, kind: CacheLayout.Kind,
+                        total: inout Int64, result: inout PruneResult) -> Bool {
+        switch layout.remove(entry) {
+        case .removed:
+            result.removed[kind] += 1
+            result.freed += entry.size
+            total -= entry.size
+            return true
+        case .vanished:
+            total -= entry.size
+            return true
+        case .inUse:
+            return false
+        }
+    }
+
+    /// Removes temporary files and download folders left by runs that are gone: stale by
+    /// their name (`TemporaryName`), or unchanged for over an hour. A folder counts as changed
+    /// when anything inside it did.
+    private func sweepTemporary(now: Double, into result: inout PruneResult) {
+        let nowDate = Date(timeIntervalSince1970: now)
+        for entry in layout.temporaryEntries() {
+            // Made on this host by a process that still runs: in use however old (a long run
+            // keeps one download folder from its first URL row to its end).
+            if entry.name.contains(".tg-\(TemporaryName.host)-"),
+               !TemporaryName.isStale(entry.name, modified: .distantPast) { continue }
+            let tree = layout.tree(entry.path)
+            let stale = TemporaryName.isStale(entry.name, modified: Date(timeIntervalSince1970: tree.newest),
+                                              now: nowDate)
+            guard stale || now - tree.newest > Self.grace else { continue }
+            if layout.removeTree(entry.path) {
+                result.temporary += 1
+                result.freed += tree.bytes
+            }
+        }
+    }
+}

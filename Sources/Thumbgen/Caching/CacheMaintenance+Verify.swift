@@ -1,0 +1,62 @@
+import Foundation
+
+extension CacheMaintenance {
+    /// What `verify` checked and removed.
+    public struct VerifyResult: Sendable, Equatable {
+        /// Entries checked, per kind.
+        public var checked = PerKind<Int>()
+        /// Entries removed as damaged, per kind.
+        public var removed = PerKind<Int>()
+    }
+
+    /// Re-hashes every blob and removes those whose bytes do not match their name, then
+    /// removes every record that does not decode (a flipped byte fails its checksum), is
+    /// stored under the wrong name, or names a blob that is not there.
+    ///
+    /// Blobs go first, so that a record naming a blob just found damaged goes too. Runs
+    /// already drop a damaged entry when they meet it; this finds them all at once, before a
+    /// copy of the cache is shared or trusted.
+    public func verify() -> VerifyResult {
+        var result = VerifyResult()
+        for blob in layout.entries(.blobs) {
+            result.checked.blobs += 1
+            // Unreadable: removed meanwhile by another process, or not ours to judge.
+            guard let actual = ContentDigest.ofFile(at: blob.path), actual != blob.name else { continue }
+            if layout.remove(blob) == .removed { result.removed.blobs += 1 }
+        }
+        for kind in [CacheLayout.Kind.outputs, .urls, .files] {
+            for entry in layout.entries(kind) {
+                result.checked[kind] += 1
+                guard !isSound(entry, kind: kind) else { continue }
+                if layout.remove(entry) == .removed { result.removed[kind] += 1 }
+            }
+        }
+        return result
+    }
+
+    /// Whether the record at `entry` is one its index would use: whole, with the fields the
+    /// index reads, under the name the index looks for, and (for outputs and URLs) naming a
+    /// blob that is present.
+    private func isSound(_ entry: CacheLayout.Entry, kind: CacheLayout.Kind) -> Bool {
+        guard ContentDigest.isValid(entry.name), let record = record(entry) else { return false }
+        switch kind {
+        case .outputs:
+            guard record["width"].flatMap(Int.init) != nil, record["height"].flatMap(Int.init) != nil,
+                  record["bytes"].flatMap(Int.init) != nil,
+                  record["format"].flatMap(OutputFormat.init(rawValue:)) != nil else { return false }
+        case .urls:
+            guard let url = record["url"], ContentDigest.of(text: url) == entry.name,
+                  record["stored-at"].flatMap(Double.init) != nil,
+                  record["fresh-for"].flatMap(Double.init) != nil else { return false }
+        case .files:
+            guard let path = record["path"], ContentDigest.of(text: path) == entry.name,
+                  record["stamp"] != nil,
+                  record["digest"].map(ContentDigest.isValid) == true else { return false }
+            return true
+        case .blobs:
+            return false
+        }
+        guard let blob = Self.blob(namedBy: record, kind: kind) else { return false }
+        return cache.blobs.contains(blob)
+    }
+}

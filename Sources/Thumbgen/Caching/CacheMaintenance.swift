@@ -1,0 +1,112 @@
+import Foundation
+
+/// Looks after a cache directory: `thumbgen cache stats | prune | verify | clear` (DESIGN.md §5).
+///
+/// Safe while other processes use the same cache: it removes entries only by unlinking whole
+/// files (a reader that already opened one keeps reading it), never rewrites one, and leaves
+/// alone what a concurrent run may be about to name (a blob younger than an hour that no
+/// record names yet, a temporary file whose process still runs). Looking at an entry is not
+/// using it: no "last used" mark moves.
+public struct CacheMaintenance: Sendable {
+    /// The cache looked after.
+    public let cache: ThumbnailCache
+    var layout: CacheLayout { cache.layout }
+
+    /// How long a blob no record names, or a temporary file, is left alone: a run puts a blob
+    /// before the record that names it, and no single write takes this long.
+    static let grace: Double = 3600
+
+    /// Looks after `cache`.
+    public init(cache: ThumbnailCache) {
+        self.cache = cache
+    }
+
+    /// One number per kind of entry.
+    public struct PerKind<Number: BinaryInteger & Sendable>: Sendable, Equatable {
+        /// Source images and rendered outputs, by content.
+        public var blobs: Number = 0
+        /// Output records.
+        public var outputs: Number = 0
+        /// URL records.
+        public var urls: Number = 0
+        /// Local-file records.
+        public var files: Number = 0
+
+        /// The sum over the four kinds.
+        public var total: Number { blobs + outputs + urls + files }
+
+        subscript(kind: CacheLayout.Kind) -> Number {
+            get {
+                switch kind {
+                case .blobs: blobs
+                case .outputs: outputs
+                case .urls: urls
+                case .files: files
+                }
+            }
+            set {
+                switch kind {
+                case .blobs: blobs = newValue
+                case .outputs: outputs = newValue
+                case .urls: urls = newValue
+                case .files: files = newValue
+                }
+            }
+        }
+    }
+
+    /// What the cache holds, and how recent runs used it.
+    public struct Stats: Sendable, Equatable {
+        /// Entries per kind.
+        public var entries = PerKind<Int>()
+        /// Bytes per kind (apparent sizes); `bytes.total` is what `prune --max-size` limits.
+        public var bytes = PerKind<Int64>()
+        /// The least and most recent "last used" marks over every entry (nil when empty).
+        public var oldestUse: Date?, newestUse: Date?
+        /// The runs on record, oldest first.
+        public var runs: [RunLog.Entry] = []
+    }
+
+    /// Counts entries and bytes per kind, and reads the run log.
+    public func stats() -> Stats {
+        var stats = Stats()
+        for kind in CacheLayout.Kind.allCases {
+            for entry in layout.entries(kind) {
+                stats.entries[kind] += 1
+                stats.bytes[kind] += entry.size
+                let used = Date(timeIntervalSince1970: entry.modified)
+                stats.oldestUse = min(stats.oldestUse ?? used, used)
+                stats.newestUse = max(stats.newestUse ?? used, used)
+            }
+        }
+        stats.runs = RunLog(cache: cache).entries()
+        return stats
+    }
+
+    /// The record stored at `entry`, read without marking it used; nil when it is unreadable
+    /// or damaged.
+    func record(_ entry: CacheLayout.Entry) -> CacheRecord? {
+        layout.read(entry.path, touchAfter: nil).flatMap { CacheRecord(decoding: $0.bytes) }
+    }
+
+    /// The blob a record of `kind` names: `sha256` for an output, `digest` for a URL. A file
+    /// record holds the digest of a local file, which is not in the store: it names none.
+    static func blob(namedBy record: CacheRecord, kind: CacheLayout.Kind) -> String? {
+        let digest: String?
+        switch kind {
+        case .outputs: digest = record["sha256"]
+        case .urls: digest = record["digest"]
+        case .blobs, .files: digest = nil
+        }
+        return digest.flatMap { ContentDigest.isValid($0) ? $0 : nil }
+    }
+}
+
+extension RunLog.Entry {
+    /// The share of cached rows served from the cache: (hit + revalidated) over hit, miss and
+    /// revalidated; nil for a run in which no row reached the cache.
+    public var hitRate: Double? {
+        let counted = hit + miss + revalidated
+        return counted > 0 ? Double(hit + revalidated) / Double(counted) : nil
+    }
+}
