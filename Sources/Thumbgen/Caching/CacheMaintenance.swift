@@ -57,6 +57,8 @@ public struct CacheMaintenance: Sendable {
 
     /// What the cache holds, and how recent runs used it.
     public struct Stats: Sendable, Equatable {
+        /// The cache directory.
+        public var directory: URL
         /// Entries per kind.
         public var entries = PerKind<Int>()
         /// Bytes per kind (apparent sizes); `bytes.total` is what `prune --max-size` limits.
@@ -65,11 +67,15 @@ public struct CacheMaintenance: Sendable {
         public var oldestUse: Date?, newestUse: Date?
         /// The runs on record, oldest first.
         public var runs: [RunLog.Entry] = []
+
+        init(directory: URL) {
+            self.directory = directory
+        }
     }
 
     /// Counts entries and bytes per kind, and reads the run log.
     public func stats() -> Stats {
-        var stats = Stats()
+        var stats = Stats(directory: cache.directory)
         for kind in CacheLayout.Kind.allCases {
             for entry in layout.entries(kind) {
                 stats.entries[kind] += 1

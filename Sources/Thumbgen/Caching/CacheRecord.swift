@@ -27,32 +27,47 @@ struct CacheRecord: Equatable {
         var text = Self.magic + "\n"
         for (name, value) in fields { text += name + "\t" + Self.escape(value) + "\n" }
         var bytes = Array(text.utf8)
-        bytes += Array(("check\t" + Self.check(bytes) + "\n").utf8)
+        bytes += Array(("check\t" + Self.check(bytes[...]) + "\n").utf8)
         return bytes
     }
 
-    /// Parses stored bytes; nil when they are not a whole, undamaged record.
+    /// Parses stored bytes; nil when they are not a whole, undamaged record. Works on the
+    /// bytes directly: a warm run parses two records per row.
     init?(decoding bytes: [UInt8]) {
+        let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t")
         // The checksum line is the last one: everything before it is what it covers.
-        guard bytes.last == 10, let checkStart = bytes.dropLast().lastIndex(of: 10).map({ $0 + 1 }) else {
+        guard bytes.last == newline, let lastBreak = bytes.dropLast().lastIndex(of: newline) else {
             return nil
         }
-        let body = Array(bytes[..<checkStart])
-        let checkLine = String(decoding: bytes[checkStart..<(bytes.count - 1)], as: UTF8.self)
-        guard checkLine == "check\t" + Self.check(body) else { return nil }
-        let lines = String(decoding: body, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        guard lines.first == Substring(Self.magic) else { return nil }
-        for line in lines.dropFirst() where !line.isEmpty {
-            guard let tab = line.firstIndex(of: "\t") else { return nil }
-            fields.append((String(line[..<tab]), Self.unescape(line[line.index(after: tab)...])))
+        let checkStart = lastBreak + 1
+        let expected = Array("check\t".utf8) + Array(Self.check(bytes[..<checkStart]).utf8) + [newline]
+        guard bytes[checkStart...].elementsEqual(expected) else { return nil }
+        var lineStart = 0
+        var first = true
+        while lineStart < checkStart {
+            guard let end = bytes[lineStart..<checkStart].firstIndex(of: newline) else { return nil }
+            let line = bytes[lineStart..<end]
+            lineStart = end + 1
+            if first {
+                guard line.elementsEqual(Self.magic.utf8) else { return nil }
+                first = false
+                continue
+            }
+            guard let split = line.firstIndex(of: tab) else { return nil }
+            let name = String(decoding: line[..<split], as: UTF8.self)
+            let value = line[(split + 1)...]
+            fields.append((name, value.contains(UInt8(ascii: "\\"))
+                ? Self.unescape(Substring(String(decoding: value, as: UTF8.self)))
+                : String(decoding: value, as: UTF8.self)))
         }
+        guard !first else { return nil }
     }
 
     static func == (a: CacheRecord, b: CacheRecord) -> Bool {
         a.fields.map(\.name) == b.fields.map(\.name) && a.fields.map(\.value) == b.fields.map(\.value)
     }
 
-    private static func check(_ bytes: [UInt8]) -> String {
+    private static func check(_ bytes: ArraySlice<UInt8>) -> String {
         String(ContentDigest.of(bytes).prefix(16))
     }
 

@@ -39,14 +39,14 @@ public struct RowParser: Sendable {
             throws(RowError) -> T? where T.RawValue == String
         {
             guard let text = value(column) else { return nil }
-            guard let v = T(rawValue: text.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            guard let v = T(rawValue: text.trimmingWhitespace.lowercased()) else {
                 let names = T.allCases.map(\.rawValue).joined(separator: ", ")
                 throw fail(column, "is not one of \(names)")
             }
             return v
         }
 
-        guard let srcText = value(.src)?.trimmingCharacters(in: .whitespaces), !srcText.isEmpty else {
+        guard let srcText = value(.src)?.trimmingWhitespace, !srcText.isEmpty else {
             throw RowError(row: row, column: "src", reason: "is missing; every row needs a source")
         }
         let source = try SourceResolver(baseDirectory: baseDirectory).resolve(srcText, row: row)
@@ -58,7 +58,7 @@ public struct RowParser: Sendable {
         spec.kernel = try choice(.kernel, Kernel.self) ?? .lanczos3
         if let text = value(.crop) {
             let parts = text.split(separator: ",").map {
-                Double($0.trimmingCharacters(in: .whitespaces))
+                Double($0.trimmingWhitespace)
             }
             guard parts.count == 4, case let numbers = parts.compactMap({ $0 }), numbers.count == 4,
                   case let rect = CropRect(x: numbers[0], y: numbers[1], width: numbers[2],
@@ -85,20 +85,20 @@ public struct RowParser: Sendable {
             }
         }
         if let text = value(.quality) {
-            guard let q = Int(text.trimmingCharacters(in: .whitespaces)), (1...100).contains(q) else {
+            guard let q = Int(text.trimmingWhitespace), (1...100).contains(q) else {
                 throw fail(.quality, "must be a whole number from 1 to 100")
             }
             spec.quality = q
         }
         if let text = value(.background) {
-            guard let color = RGBAColor(hex: text.trimmingCharacters(in: .whitespaces)) else {
+            guard let color = RGBAColor(hex: text.trimmingWhitespace) else {
                 throw fail(.background, "must be #rrggbb or #rrggbbaa")
             }
             spec.background = color
         }
         var maxAge = 0
         if let text = value(.maxAge) {
-            guard let seconds = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            guard let seconds = Int(text.trimmingWhitespace) else {
                 throw fail(.maxAge, "must be a whole number of seconds")
             }
             maxAge = seconds
@@ -119,7 +119,7 @@ public struct RowParser: Sendable {
                      fail: (ManifestColumn, String) -> RowError) throws(RowError) -> TargetBox {
         func side(_ column: ManifestColumn, _ text: String?) throws(RowError) -> Int? {
             guard let text else { return nil }
-            let digits = text.trimmingCharacters(in: .whitespaces)
+            let digits = text.trimmingWhitespace
             guard digits.allSatisfy(\.isASCIIDigit), let v = Int(digits), v > 0 else {
                 throw fail(column, "must be a positive whole number of pixels")
             }
@@ -127,7 +127,7 @@ public struct RowParser: Sendable {
         }
         var box = TargetBox.unbounded
         if let size {
-            guard let parsed = TargetBox(parsing: size.trimmingCharacters(in: .whitespaces)) else {
+            guard let parsed = TargetBox(parsing: size.trimmingWhitespace) else {
                 throw fail(.size, "must be WxH, W or xH in pixels, such as 256x256")
             }
             box = parsed

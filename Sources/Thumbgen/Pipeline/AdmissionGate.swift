@@ -15,6 +15,11 @@ final class AdmissionGate: Sendable {
     /// Waits for room, then takes it.
     func enter() { semaphore.wait() }
 
+    /// Waits for room at most `timeout`; false if none came.
+    func enter(timeout: DispatchTimeInterval) -> Bool {
+        semaphore.wait(timeout: .now() + timeout) == .success
+    }
+
     /// Takes room only if there is some now; false otherwise.
     func tryEnter() -> Bool { semaphore.wait(timeout: .now()) == .success }
 

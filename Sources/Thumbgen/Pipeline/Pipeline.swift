@@ -35,6 +35,8 @@ public final class Pipeline: Sendable {
     private let decoder = SourceDecoder()
     private let onResult: @Sendable (RowResult) -> Void
     private let state = Mutex(State())
+    private let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
+    private let checking = DispatchGroup()
 
     private struct State {
         var cancelled = false
@@ -86,17 +88,38 @@ public final class Pipeline: Sendable {
     /// Whether `cancel()` has been called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Adds one row; blocks while the pipeline already holds as many rows as it admits. A row
-    /// the cache can serve as it is finishes here, before any operation is made.
+    /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
+    ///
+    /// With a cache, the row is first checked against it on `cacheChecks`, several rows at
+    /// once (the check is file-system calls, and on a warm run it is all the work there is);
+    /// a row the cache serves finishes there, before any operation is made, and a miss goes
+    /// on into the pipeline from there.
     public func submit(_ request: ThumbnailRequest) {
-        if let cached, !isCancelled, let result = cached.result(for: request) {
-            return onResult(result)
+        admit()
+        guard let cached, !isCancelled else { return enqueue(request) }
+        checking.enter()
+        cacheChecks.async { [self] in
+            defer { checking.leave() }
+            if let result = cached.result(for: request) {
+                gate.leave()
+                onResult(result)
+            } else {
+                enqueue(request)
+            }
         }
+    }
+
+    /// Takes a place in the admission window, waiting for one. While it waits it keeps handing
+    /// queued operations over: rows that missed the cache join the batch from other threads.
+    private func admit() {
+        if gate.tryEnter() { return }
+        flush()
+        while !gate.enter(timeout: .milliseconds(50)) { flush() }
+    }
+
+    /// Makes an admitted row's job and operations, sharing its source's task when one is open.
+    private func enqueue(_ request: ThumbnailRequest) {
         if case .remote = request.source { widenForDownloads() }
-        if !gate.tryEnter() {
-            flush()
-            gate.enter()
-        }
         let job = Job(request: request, reporting: reporting) { [weak self] job, result in
             guard let self else { return }
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
@@ -159,6 +182,7 @@ public final class Pipeline: Sendable {
 
     /// Waits until every submitted row has its result.
     public func waitUntilFinished() {
+        checking.wait()
         flush()
         downloadQueue.waitUntilAllOperationsAreFinished()
         decodeQueue.waitUntilAllOperationsAreFinished()

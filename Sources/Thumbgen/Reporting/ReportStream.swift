@@ -16,6 +16,9 @@ public final class ReportStream {
     private var head = 0
     private var waiting: [Int: RowResult] = [:]
     private var first = true
+    /// Records not yet handed to the file: written in blocks of about 64 KiB, not a system
+    /// call per row.
+    private var pending = Data()
 
     /// Starts a report that will be put at `destination` by `finish`; its folder is created if
     /// missing, like `--out`.
@@ -57,6 +60,8 @@ public final class ReportStream {
     public func finish(summary: RunSummary) throws {
         for result in waiting.values.sorted(by: { $0.row < $1.row }) { try write(result) }
         waiting = [:]
+        try handle.write(contentsOf: pending)
+        pending = Data()
         try handle.write(contentsOf: Data("\n],\"summary\":".utf8))
         try handle.write(contentsOf: encoder.encode(summary))
         try handle.write(contentsOf: Data("}\n".utf8))
@@ -68,8 +73,12 @@ public final class ReportStream {
     }
 
     private func write(_ result: RowResult) throws {
-        try handle.write(contentsOf: Data((first ? "\n" : ",\n").utf8))
+        pending.append(contentsOf: (first ? "\n" : ",\n").utf8)
         first = false
-        try handle.write(contentsOf: encoder.encode(result))
+        pending.append(contentsOf: result.jsonRecord.utf8)
+        if pending.count >= 1 << 16 {
+            try handle.write(contentsOf: pending)
+            pending.removeAll(keepingCapacity: true)
+        }
     }
 }
