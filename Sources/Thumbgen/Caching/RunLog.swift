@@ -12,7 +12,16 @@ public struct RunLog: Sendable {
         public var command: String
         /// When it ended (seconds since 1970).
         public var endedAt: Double
-        public var rows: Int, hit: Int, miss: Int, revalidated: Int, failed: Int
+        /// Rows read.
+        public var rows: Int
+        /// Rows whose output came from the cache without asking a server.
+        public var hit: Int
+        /// Rows rendered in the run.
+        public var miss: Int
+        /// Rows served from the cache after a `304`.
+        public var revalidated: Int
+        /// Rows that failed.
+        public var failed: Int
         /// Wall time in seconds.
         public var seconds: Double
     }

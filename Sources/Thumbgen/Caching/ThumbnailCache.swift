@@ -56,7 +56,8 @@ public final class ThumbnailCache: Sendable {
     /// system, so the move is a rename).
     var temporaryFolder: URL { URL(fileURLWithPath: layout.temporaryFolder) }
 
-    /// The cached output for `key` and its verified bytes' path, if present.
+    /// The cached output for `key`, if its record is sound and its blob is present (the blob's
+    /// bytes are checked only when they are served, by `outputData`).
     func output(_ key: String) -> OutputRecord? {
         guard let record = outputs.record(key), blobs.contains(record.sha256) else { return nil }
         return record
