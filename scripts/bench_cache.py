@@ -108,9 +108,10 @@ def print_three(title, results, network):
 
 
 def make_rows_case(work, rows):
-    """Small PNGs (rows / 5 of them, dated an hour back so their stamps are recorded) and a
-    manifest naming each at 5 sizes."""
-    folder = work / "rows"
+    """Small PNGs (rows / 5 of them, each a different colour so that no two share a digest,
+    dated an hour back so that their stamps are recorded) and a manifest naming each at 5
+    sizes: rows distinct outputs."""
+    folder = work / "rows-v2"
     images = rows // 5
     manifest = folder / f"manifest-{rows}.csv"
     if manifest.exists() and len(list((folder / "img").glob("*.png"))) >= images:
@@ -121,7 +122,7 @@ def make_rows_case(work, rows):
     for i in range(images):
         path = folder / "img" / f"i{i:06d}.png"
         if not path.exists():
-            pixel = [(i * 37) % 256, (i * 91) % 256, (i * 53) % 256]
+            pixel = [(i >> 16) & 255, (i >> 8) & 255, i & 255]   # every image distinct
             (pyvips.Image.black(24, 16, bands=3) + pixel).cast("uchar").write_to_file(str(path))
             os.utime(path, (past, past))
     with open(manifest, "w", newline="") as f:
@@ -135,7 +136,7 @@ def make_rows_case(work, rows):
 
 def rows_case(thumbgen, work, rows, rounds):
     manifest = make_rows_case(work, rows)
-    out, cache = work / "rows" / "out", work / "rows" / "cache"
+    out, cache = work / "rows-v2" / "out", work / "rows-v2" / "cache"
     shutil.rmtree(out, ignore_errors=True)
     shutil.rmtree(cache, ignore_errors=True)
     base = [thumbgen, str(manifest), "--out", str(out), "--cache-dir", str(cache)]
@@ -143,7 +144,7 @@ def rows_case(thumbgen, work, rows, rounds):
     print(f"  rows cold (fills the cache): wall {cold[0]:.1f} s, {rows / cold[0]:,.0f} rows/s, rss {cold[2]:.1f} MiB")
     results = {"warm": [], "warm + --report": []}
     for round_no in range(1, rounds + 1):
-        for kind, extra in (("warm", []), ("warm + --report", ["--report", str(work / "rows" / "report.json")])):
+        for kind, extra in (("warm", []), ("warm + --report", ["--report", str(work / "rows-v2" / "report.json")])):
             wall, cpu, rss, tail = timed(base + extra, work / f"rows-{kind.replace(' ', '')}-r{round_no}.err")
             results[kind].append((wall, cpu, rss))
             print(f"  rows round {round_no} {kind:<16} wall {wall:6.2f} s  cpu {cpu:5.2f} s  rss {rss:6.1f} MiB"
