@@ -27,11 +27,8 @@ struct RenderCommand: ParsableCommand {
     var fetch: FetchOptions
 
     func run() throws {
-        var configuration = PipelineConfiguration(outputDirectory: URL(fileURLWithPath: out))
-        options.apply(to: &configuration)
-        configuration.fetch = fetch.policy
-        configuration.cache = try cache.open()
-        configuration.offline = cache.offline
+        let configuration = try options.configuration(
+            outputDirectory: URL(fileURLWithPath: out), fetch: fetch, cache: cache)
         try options.runner(manifest: manifest, defaults: defaults, command: "render").run(configuration)
     }
 }

@@ -35,6 +35,19 @@ struct RunOptions: ParsableArguments {
         if let threadsPerImage { configuration.threadsPerImage = threadsPerImage }
     }
 
+    /// A pipeline configuration writing under `outputDirectory` (nil: into the cache only),
+    /// with these options, `fetch` and `cache` applied; opens the cache.
+    func configuration(outputDirectory: URL?, fetch: FetchOptions, cache: CacheOptions) throws
+        -> PipelineConfiguration
+    {
+        var configuration = PipelineConfiguration(outputDirectory: outputDirectory)
+        apply(to: &configuration)
+        configuration.fetch = fetch.policy
+        configuration.cache = try cache.open()
+        configuration.offline = cache.offline
+        return configuration
+    }
+
     /// The runner for `manifest` with these options.
     func runner(manifest: String, defaults: ColumnDefaults, command: String) -> ManifestRunner {
         ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, quiet: quiet,

@@ -34,11 +34,7 @@ struct WarmCommand: ParsableCommand {
     }
 
     func run() throws {
-        var configuration = PipelineConfiguration(outputDirectory: nil)
-        options.apply(to: &configuration)
-        configuration.fetch = fetch.policy
-        configuration.cache = try cache.open()
-        configuration.offline = cache.offline
+        let configuration = try options.configuration(outputDirectory: nil, fetch: fetch, cache: cache)
         try options.runner(manifest: manifest, defaults: defaults, command: "warm").run(configuration)
     }
 }

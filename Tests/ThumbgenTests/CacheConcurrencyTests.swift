@@ -6,13 +6,13 @@ import Testing
 /// same bytes.
 @Suite("Cache: crashes and concurrent processes")
 struct CacheConcurrencyTests {
-    /// Four 1200×900 sources and 60 rows over them, each a different size.
-    static func workspace() throws -> (Workspace, [[String]]) {
+    /// Four 1200×900 sources and `count` rows over them, each a different size.
+    static func workspace(rows count: Int = 60) throws -> (Workspace, [[String]]) {
         let space = try Workspace("cache-stress")
         for index in 0..<4 {
             try space.fixture(.quadrants(width: 1200 + 40 * index, height: 900), "s\(index).jpg", as: .jpeg)
         }
-        let rows = (0..<60).map { row in
+        let rows = (0..<count).map { row in
             ["s\(row % 4).jpg", String(40 + row), "out\(row % 3)/{name}-\(row).png"]
         }
         return (space, rows)
@@ -33,15 +33,16 @@ struct CacheConcurrencyTests {
 
     @Test("A run killed with SIGKILL mid-way, then run again, leaves the same outputs as an uninterrupted run")
     func killedAndRerun() async throws {
-        let (space, rows) = try Self.workspace()
+        // Long enough (one image at a time) that the kill lands mid-way even on a busy machine.
+        let (space, rows) = try Self.workspace(rows: 200)
         let expected = try await Self.reference(space, rows)
         let manifest = try space.folder.write(Self.manifest(rows), to: "manifest.csv")
-        let arguments = [manifest.path, "--out", space.out.path, "--jobs", "2"]
+        let arguments = [manifest.path, "--out", space.out.path, "--jobs", "1"]
 
         let victim = try CLIRunner(arguments, cacheDirectory: space.cache)
         try victim.start()
         let deadline = ContinuousClock.now + .seconds(60)
-        while victim.isRunning && space.outputFiles.count < 10 && ContinuousClock.now < deadline {
+        while victim.isRunning && space.outputFiles.count < 3 && ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(victim.isRunning, "the run ended before it could be killed; make it longer")
@@ -49,7 +50,7 @@ struct CacheConcurrencyTests {
         let killed = await victim.wait(timeout: .seconds(10), killedBy: SIGKILL)
         #expect(killed.status == nil)
         let partial = space.outputFiles.filter { !$0.hasSuffix(".tmp") }.count
-        #expect(partial >= 10 && partial < rows.count, "\(partial) outputs after the kill")
+        #expect(partial >= 3 && partial < rows.count, "\(partial) outputs after the kill")
 
         let rerun = try await CLIRunner.run(arguments, cacheDirectory: space.cache)
         #expect(rerun.status == 0, "\(rerun.stderr)")
@@ -78,7 +79,8 @@ struct CacheConcurrencyTests {
         #expect(resultB.status == 0, "\(resultB.stderr)")
         let treeA = try CacheFiles.tree(outA), treeB = try CacheFiles.tree(outB)
         #expect(treeA.count == 40 && treeB.count == 40)
-        #expect(treeA.allSatisfy { expected[$0.key] == $0.value })
+        #expect(treeA.allSatisfy { expected[$0.key] == $0.value },
+                "differ: \(treeA.filter { expected[$0.key] != $0.value }.map { "\($0.key) \($0.value.count) vs \(expected[$0.key]?.count ?? -1)" })")
         #expect(treeB.allSatisfy { expected[$0.key] == $0.value })
 
         let full = try space.folder.write(Self.manifest(rows), to: "full.csv")

@@ -20,4 +20,16 @@ enum ShrinkOnLoad {
     static func webpScale(requiredScale: Double) -> Double {
         min(1, max(requiredScale, 1e-4))
     }
+
+    /// What the loader `loader` does for `requiredScale`: two scales with the same value decode
+    /// to the same pixels. Rows share a decode only when their values agree, so that a row's
+    /// bytes never depend on which other rows happened to share its source's decode (the
+    /// cache keys outputs by source and recipe alone).
+    static func loadKey(loader: String, requiredScale: Double) -> Double {
+        switch loader {
+        case "jpegload": return Double(jpegFactor(requiredScale: requiredScale))
+        case "webpload": return webpScale(requiredScale: requiredScale)
+        default: return 1
+        }
+    }
 }

@@ -14,7 +14,7 @@ public final class ReportStream {
     private let encoder: JSONEncoder
     private var expected: [Int] = []  // lines read, in order, whose records are not written yet
     private var head = 0
-    private var waiting: [Int: RowResult] = [:]
+    private var waiting: [Int: String] = [:]  // rows' records, by line
     private var first = true
     /// Records not yet handed to the file: written in blocks of about 64 KiB, not a system
     /// call per row.
@@ -45,7 +45,13 @@ public final class ReportStream {
 
     /// Adds a finished row; it is written once every row read before it is.
     public func add(_ result: RowResult) throws {
-        waiting[result.row] = result
+        try add(row: result.row, record: result.jsonRecord)
+    }
+
+    /// Adds a finished row's record, already encoded (`RowResult.jsonRecord`), so that callers
+    /// can encode outside their lock.
+    public func add(row: Int, record: String) throws {
+        waiting[row] = record
         while head < expected.count, let next = waiting.removeValue(forKey: expected[head]) {
             head += 1
             try write(next)
@@ -58,7 +64,7 @@ public final class ReportStream {
 
     /// Writes any rows still waiting and the summary, and puts the report in place.
     public func finish(summary: RunSummary) throws {
-        for result in waiting.values.sorted(by: { $0.row < $1.row }) { try write(result) }
+        for (_, record) in waiting.sorted(by: { $0.key < $1.key }) { try write(record) }
         waiting = [:]
         try handle.write(contentsOf: pending)
         pending = Data()
@@ -72,10 +78,10 @@ public final class ReportStream {
         TemporaryFiles.shared.remove(temporary.path)
     }
 
-    private func write(_ result: RowResult) throws {
+    private func write(_ record: String) throws {
         pending.append(contentsOf: (first ? "\n" : ",\n").utf8)
         first = false
-        pending.append(contentsOf: result.jsonRecord.utf8)
+        pending.append(contentsOf: record.utf8)
         if pending.count >= 1 << 16 {
             try handle.write(contentsOf: pending)
             pending.removeAll(keepingCapacity: true)

@@ -10,10 +10,12 @@ public final class RunRecorder: Sendable {
     }
 
     private let state: Mutex<State>
+    private let hasReport: Bool
     private let onEach: (@Sendable (RowResult) -> Void)?
 
     /// A recorder writing `report` (if given); `onEach` sees each result, one at a time.
     public init(report: sending ReportStream?, onEach: (@Sendable (RowResult) -> Void)? = nil) {
+        hasReport = report != nil
         state = Mutex(State(report: report))
         self.onEach = onEach
     }
@@ -30,10 +32,12 @@ public final class RunRecorder: Sendable {
 
     /// Records one row's result.
     public func record(_ result: RowResult) {
+        // Encoded before the lock: rows finish on several threads at once.
+        let record = hasReport ? result.jsonRecord : ""
         state.withLock { state in
             state.summary.count(result)
             do {
-                try state.report?.add(result)
+                try state.report?.add(row: result.row, record: record)
             } catch {
                 state.reportError = state.reportError ?? error
             }

@@ -16,13 +16,16 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     /// Called when the decode starts, so that the registry stops offering the task.
     var onStart: (@Sendable (SourceTask) -> Void)?
     private let outcome = Mutex<Result<DecodedImage, ThumbnailFailure>?>(nil)
+    private let outcomes = Mutex<[ObjectIdentifier: Result<DecodedImage, ThumbnailFailure>]>([:])
     private let startedAt = Mutex<ContinuousClock.Instant?>(nil)
     private let download: DownloadOperation?
     private let cached: CachedOutputs?
 
-    /// The decoded image or the failure; nil if the operation was cancelled before it ran, or
-    /// every job was served from the cache.
-    var result: Result<DecodedImage, ThumbnailFailure>? { outcome.withLock { $0 } }
+    /// The decoded image for `job`, or the failure; nil if the operation was cancelled before
+    /// it ran, or the job was served from the cache.
+    func result(for job: Job) -> Result<DecodedImage, ThumbnailFailure>? {
+        outcomes.withLock { $0[ObjectIdentifier(job)] } ?? outcome.withLock { $0 }
+    }
     /// When the decode began, for the jobs' stage times.
     var started: ContinuousClock.Instant? { startedAt.withLock { $0 } }
 
@@ -65,7 +68,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 }
             }
         }
-        outcome.withLock { $0 = decode(path, for: jobs, digest: digest, keepAlive: keepAlive) }
+        decodeInGroups(path, for: jobs, digest: digest, keepAlive: keepAlive)
         VipsRuntime.releaseThreadResources()
     }
 
@@ -99,16 +102,37 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         }
     }
 
-    private func decode(_ path: String, for jobs: [Job], digest: String?,
+    /// Decodes once per group of jobs whose shrink-on-load agrees (usually one group).
+    private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
+                                keepAlive: DownloadedFile?) {
+        let header: ImageHeader
+        do {
+            header = try decoder.open(path: path).header
+        } catch {
+            let failure = ThumbnailFailure.imaging(error, src: jobs[0].request.sourceText, stage: .decodeFailed)
+            return outcome.withLock { $0 = .failure(failure) }
+        }
+        func scale(_ job: Job) -> Double {
+            ThumbnailGeometry(sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight,
+                              spec: job.request.spec).requiredScale
+        }
+        let groups = Dictionary(grouping: jobs) {
+            ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0))
+        }
+        for group in groups.values {
+            let result = decode(path, for: group, scale: group.map(scale).max() ?? 1, digest: digest,
+                                keepAlive: keepAlive)
+            outcomes.withLock { outcomes in
+                for job in group { outcomes[ObjectIdentifier(job)] = result }
+            }
+        }
+    }
+
+    private func decode(_ path: String, for jobs: [Job], scale: Double, digest: String?,
                         keepAlive: DownloadedFile?) -> Result<DecodedImage, ThumbnailFailure> {
         do {
             let opened = try decoder.open(path: path)
             let header = opened.header
-            let scale = jobs.map {
-                ThumbnailGeometry(sourceWidth: header.orientedWidth,
-                                  sourceHeight: header.orientedHeight,
-                                  spec: $0.request.spec).requiredScale
-            }.max() ?? 1
             var decoded = try decoder.decode(opened, requiredScale: scale)
             if jobs.count > 1 {
                 decoded = DecodedImage(image: try decoded.image.copiedToMemory(), header: header,

@@ -45,7 +45,7 @@ final class RenderOperation: Operation, @unchecked Sendable {
         guard !job.isFinished else { return }
         if let started = decode.started { job.record(\.decode, since: started) }
         let request = job.request
-        switch decode.result {
+        switch decode.result(for: job) {
         case nil:
             return job.fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
         case .failure(let failure):
