@@ -112,7 +112,9 @@ struct HTTPSourceTests {
         let rows = (0..<6).map { [server.url("/delay/30000/q.jpg?n=\($0)"), "r\($0).png"] }
         let manifest = try space.folder.write(CSV.manifest(["src", "out"], rows), to: "m.csv")
         let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report",
-                                    space.reportURL.path, "--allow-private-network", "--timeout", "60"])
+                                    space.reportURL.path, "--allow-private-network", "--timeout", "60",
+                                    // Nothing arrives for 30 s: no stall timeout may end the run first.
+                                    "--stall-timeout", "60"])
         try runner.start()
         let deadline = ContinuousClock.now + .seconds(30)
         while runner.isRunning, ContinuousClock.now < deadline, (try? server.counts().total) ?? 0 < 6 {
