@@ -99,3 +99,30 @@ struct CacheUnitTests {
         #expect(!TemporaryName.isStale("a.png", modified: .distantPast))
     }
 }
+
+/// The report's hand-written row records say what `RowResult`'s `Codable` form says.
+@Suite("Report: row records")
+struct RowRecordTests {
+    @Test("A hand-written record decodes to the same RowResult, every field and escape included")
+    func roundTrip() throws {
+        var full = RowResult(row: 7, id: "a \"quoted\"\tid\n", src: "dir/ü/\u{1}b.jpg", status: .written,
+                             out: "x/y.png", width: 12, height: 34, bytes: 5678,
+                             sha256: String(repeating: "f", count: 64), format: .png)
+        full.ms = RowResult.StageTimes(download: 1.5, decode: 2, render: 0.25, write: nil)
+        full.http = RowResult.HTTPInfo(status: 304, bytes: 0, attempts: 2)
+        full.cache = .revalidated
+        full.sourceSHA256 = String(repeating: "0", count: 64)
+        full.warm = .fetched
+        var failed = RowResult.failed(row: 3, id: "3", src: "c.png",
+                                      ThumbnailFailure(.decodeFailed, "c.png: broken \\ data"))
+        failed.cache = nil
+        for result in [full, failed] {
+            let decoded = try JSONDecoder().decode(RowResult.self, from: Data(result.jsonRecord.utf8))
+            #expect(decoded == result)
+            let keys = try #require(try JSONSerialization.jsonObject(with: Data(result.jsonRecord.utf8)) as? [String: Any]).keys
+            let encoder = JSONEncoder()
+            let reference = try #require(try JSONSerialization.jsonObject(with: encoder.encode(result)) as? [String: Any]).keys
+            #expect(Set(keys) == Set(reference))
+        }
+    }
+}

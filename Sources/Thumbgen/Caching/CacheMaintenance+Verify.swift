@@ -41,22 +41,18 @@ extension CacheMaintenance {
         guard ContentDigest.isValid(entry.name), let record = record(entry) else { return false }
         switch kind {
         case .outputs:
-            guard record["width"].flatMap(Int.init) != nil, record["height"].flatMap(Int.init) != nil,
-                  record["bytes"].flatMap(Int.init) != nil,
-                  record["format"].flatMap(OutputFormat.init(rawValue:)) != nil else { return false }
+            guard let output = OutputIndex.decode(record) else { return false }
+            return cache.blobs.contains(output.sha256)
         case .urls:
-            guard let url = record["url"], ContentDigest.of(text: url) == entry.name,
-                  record["stored-at"].flatMap(Double.init) != nil,
-                  record["fresh-for"].flatMap(Double.init) != nil else { return false }
+            guard let url = URLIndex.decode(record), URLIndex.name(for: url.url) == entry.name else {
+                return false
+            }
+            return cache.blobs.contains(url.digest)
         case .files:
-            guard let path = record["path"], ContentDigest.of(text: path) == entry.name,
-                  record["stamp"] != nil,
-                  record["digest"].map(ContentDigest.isValid) == true else { return false }
-            return true
+            guard let file = FileIndex.decode(record) else { return false }
+            return FileIndex.name(for: file.path) == entry.name
         case .blobs:
             return false
         }
-        guard let blob = Self.blob(namedBy: record, kind: kind) else { return false }
-        return cache.blobs.contains(blob)
     }
 }

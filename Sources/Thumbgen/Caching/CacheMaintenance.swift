@@ -98,13 +98,11 @@ public struct CacheMaintenance: Sendable {
     /// The blob a record of `kind` names: `sha256` for an output, `digest` for a URL. A file
     /// record holds the digest of a local file, which is not in the store: it names none.
     static func blob(namedBy record: CacheRecord, kind: CacheLayout.Kind) -> String? {
-        let digest: String?
         switch kind {
-        case .outputs: digest = record["sha256"]
-        case .urls: digest = record["digest"]
-        case .blobs, .files: digest = nil
+        case .outputs: return OutputIndex.decode(record)?.sha256
+        case .urls: return URLIndex.decode(record)?.digest
+        case .blobs, .files: return nil
         }
-        return digest.flatMap { ContentDigest.isValid($0) ? $0 : nil }
     }
 }
 

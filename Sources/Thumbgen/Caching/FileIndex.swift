@@ -21,7 +21,18 @@ struct FileIndex: Sendable {
         var text: String { "\(device) \(inode) \(size) \(seconds).\(nanoseconds)" }
     }
 
-    private func path(for file: String) -> String { layout.path(.files, ContentDigest.of(text: file)) }
+    private func path(for file: String) -> String { layout.path(.files, Self.name(for: file)) }
+
+    /// The entry name a stamp for `file` is stored under.
+    static func name(for file: String) -> String { ContentDigest.of(text: file) }
+
+    /// The path, stamp text and digest `entry` holds, or nil when a field is missing or
+    /// malformed.
+    static func decode(_ entry: CacheRecord) -> (path: String, stamp: String, digest: String)? {
+        guard let path = entry["path"], let stamp = entry["stamp"], let digest = entry["digest"],
+              ContentDigest.isValid(digest) else { return nil }
+        return (path, stamp, digest)
+    }
 
     /// The digest of the file at `file` if its stamp is on record and unchanged; nil otherwise
     /// (then `digest(of:)` must read it).
@@ -59,9 +70,8 @@ struct FileIndex: Sendable {
 
     private func recorded(_ file: String, stamp: Stamp) -> String? {
         guard let (bytes, _) = layout.read(path(for: file)),
-              let entry = CacheRecord(decoding: bytes), entry["path"] == file,
-              entry["stamp"] == stamp.text, let digest = entry["digest"],
-              ContentDigest.isValid(digest) else { return nil }
-        return digest
+              let entry = CacheRecord(decoding: bytes).flatMap(Self.decode),
+              entry.path == file, entry.stamp == stamp.text else { return nil }
+        return entry.digest
     }
 }

@@ -18,14 +18,20 @@ struct OutputIndex: Sendable {
     func record(_ key: String) -> OutputRecord? {
         let path = layout.path(.outputs, key)
         guard let (bytes, _) = layout.read(path) else { return nil }
-        guard let record = CacheRecord(decoding: bytes), let sha = record["sha256"],
-              ContentDigest.isValid(sha), let width = record["width"].flatMap(Int.init),
-              let height = record["height"].flatMap(Int.init),
-              let format = record["format"].flatMap(OutputFormat.init(rawValue:)),
-              let size = record["bytes"].flatMap(Int.init) else {
+        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else {
             layout.remove(path)
             return nil
         }
+        return record
+    }
+
+    /// The output record `entry` holds, or nil when a field is missing or malformed.
+    static func decode(_ entry: CacheRecord) -> OutputRecord? {
+        guard let sha = entry["sha256"], ContentDigest.isValid(sha),
+              let width = entry["width"].flatMap(Int.init),
+              let height = entry["height"].flatMap(Int.init),
+              let format = entry["format"].flatMap(OutputFormat.init(rawValue:)),
+              let size = entry["bytes"].flatMap(Int.init) else { return nil }
         return OutputRecord(sha256: sha, width: width, height: height, format: format, bytes: size)
     }
 

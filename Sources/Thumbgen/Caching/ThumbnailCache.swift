@@ -56,11 +56,11 @@ public final class ThumbnailCache: Sendable {
     /// system, so the move is a rename).
     var temporaryFolder: URL { URL(fileURLWithPath: layout.temporaryFolder) }
 
-    /// The cached output for `key`, if its record is sound and its blob is present (the blob's
-    /// bytes are checked only when they are served, by `outputData`).
+    /// The cached output for `key`, if its record is sound. Its blob is not looked at here: a
+    /// file under `--out` that already holds these bytes needs none, and `outputData` checks
+    /// the blob (and drops the record if it is gone) when the bytes are needed.
     func output(_ key: String) -> OutputRecord? {
-        guard let record = outputs.record(key), blobs.contains(record.sha256) else { return nil }
-        return record
+        outputs.record(key)
     }
 
     /// The bytes of a cached output, checked; nil (and the entry dropped) when they are

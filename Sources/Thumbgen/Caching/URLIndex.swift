@@ -31,22 +31,30 @@ struct URLRecord: Sendable, Equatable {
 struct URLIndex: Sendable {
     let layout: CacheLayout
 
-    private func path(_ url: String) -> String { layout.path(.urls, ContentDigest.of(text: url)) }
+    private func path(_ url: String) -> String { layout.path(.urls, Self.name(for: url)) }
 
     /// The record for `url`, or nil when there is none (a damaged one is removed).
     func record(_ url: String) -> URLRecord? {
         let path = path(url)
         guard let (bytes, _) = layout.read(path) else { return nil }
-        guard let entry = CacheRecord(decoding: bytes), entry["url"] == url,
-              let digest = entry["digest"], ContentDigest.isValid(digest),
-              let storedAt = entry["stored-at"].flatMap(Double.init),
-              let freshFor = entry["fresh-for"].flatMap(Double.init) else {
+        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode), record.url == url else {
             layout.remove(path)
             return nil
         }
+        return record
+    }
+
+    /// The URL record `entry` holds, or nil when a field is missing or malformed.
+    static func decode(_ entry: CacheRecord) -> URLRecord? {
+        guard let url = entry["url"], let digest = entry["digest"], ContentDigest.isValid(digest),
+              let storedAt = entry["stored-at"].flatMap(Double.init),
+              let freshFor = entry["fresh-for"].flatMap(Double.init) else { return nil }
         return URLRecord(url: url, digest: digest, etag: entry["etag"],
                          lastModified: entry["last-modified"], storedAt: storedAt, freshFor: freshFor)
     }
+
+    /// The entry name a record for `url` is stored under.
+    static func name(for url: String) -> String { ContentDigest.of(text: url) }
 
     /// Stores `record` (replacing any for its URL).
     func store(_ record: URLRecord) {

@@ -44,10 +44,9 @@ public enum VipsRuntime {
         vips_concurrency_set(Int32(max(1, count)))
     }
 
-    /// The libvips version, as `major.minor.micro`.
-    public static var version: String {
-        "\(vips_version(0)).\(vips_version(1)).\(vips_version(2))"
-    }
+    /// The libvips version, as `major.minor.micro` (read once: it is part of every output's
+    /// cache key).
+    public static let version = "\(vips_version(0)).\(vips_version(1)).\(vips_version(2))"
 
     /// Frees libvips' per-thread buffers; call at the end of work on a pooled thread.
     static func releaseThreadResources() {

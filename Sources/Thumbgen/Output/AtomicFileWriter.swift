@@ -50,15 +50,9 @@ public struct AtomicFileWriter: Sendable {
 
     /// Puts `data` at `relativePath` under the root, atomically, unless it is already there.
     public func write(_ data: Data, to relativePath: String) throws(Failure) -> Outcome {
-        let components = relativePath.split(separator: "/").map(String.init)
-        guard let fileName = components.last else {
-            throw Failure(description: "\(relativePath): not a file name")
-        }
-        let resolved = try confinedFolder(components.dropLast(), for: relativePath)
+        let (resolved, fileName) = try resolve(relativePath)
         let target = resolved + "/" + fileName
         if Self.holds(target, exactly: data) { return .unchanged }
-
-        swept.sweepOnce(resolved)
         let temporary = resolved + "/" + TemporaryName.make(for: fileName)
         inFlight.insert(temporary)
         defer { inFlight.remove(temporary) }
@@ -78,17 +72,24 @@ public struct AtomicFileWriter: Sendable {
     /// Whether the file at `relativePath` already holds bytes of `size` whose SHA-256 is
     /// `sha256`: a cached output that is already in place is not written again.
     public func holds(_ relativePath: String, sha256: String, size: Int) throws(Failure) -> Bool {
+        let (folder, fileName) = try resolve(relativePath)
+        let target = folder + "/" + fileName
+        var info = stat()
+        guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              Int(info.st_size) == size else { return false }
+        return ContentDigest.ofFile(at: target) == sha256
+    }
+
+    /// The real folder an output goes in (made if missing, confined to the root, cleared of a
+    /// killed run's temporary files the first time it is met) and the output's file name.
+    private func resolve(_ relativePath: String) throws(Failure) -> (folder: String, fileName: String) {
         let components = relativePath.split(separator: "/").map(String.init)
         guard let fileName = components.last else {
             throw Failure(description: "\(relativePath): not a file name")
         }
         let folder = try confinedFolder(components.dropLast(), for: relativePath)
         swept.sweepOnce(folder)
-        let target = folder + "/" + fileName
-        var info = stat()
-        guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              Int(info.st_size) == size else { return false }
-        return ContentDigest.ofFile(at: target) == sha256
+        return (folder, fileName)
     }
 
     /// Walks (and creates) the folders of an output one level at a time, so that a symbolic

@@ -3,9 +3,10 @@ import Synchronization
 
 /// Opens one source for every job attached to its `SourceTask`. With a cache, it first learns
 /// the source's digest and serves each job whose output is already cached, so a source whose
-/// outputs are all cached is never decoded. For the rest: header, shrink-on-load to the
-/// largest scale any of them needs, orientation. With several jobs the pixels are decoded once
-/// into memory; with one, they stay lazy and stream through that job's encode.
+/// outputs are all cached is never decoded. For the rest: header, shrink-on-load, orientation.
+/// Jobs whose shrink-on-load agrees share one decode, at the largest scale any of them needs;
+/// with several jobs the pixels are decoded once into memory, with one they stay lazy and
+/// stream through that job's encode.
 final class DecodeOperation: Operation, @unchecked Sendable {
     let source: SourceLocation
     /// How the source is opened; a failed render re-reads it the same way to tell a broken
@@ -102,16 +103,20 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         }
     }
 
-    /// Decodes once per group of jobs whose shrink-on-load agrees (usually one group).
+    /// Decodes once per group of jobs whose shrink-on-load agrees (usually one group), so that
+    /// no row's pixels depend on which other rows shared the decode. The file is opened once:
+    /// at most one group (the one that loads at full size) reads the opened image itself; the
+    /// others load again with their shrink factor.
     private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
                                 keepAlive: DownloadedFile?) {
-        let header: ImageHeader
+        let opened: SourceDecoder.OpenedSource
         do {
-            header = try decoder.open(path: path).header
+            opened = try decoder.open(path: path)
         } catch {
             let failure = ThumbnailFailure.imaging(error, src: jobs[0].request.sourceText, stage: .decodeFailed)
             return outcome.withLock { $0 = .failure(failure) }
         }
+        let header = opened.header
         func scale(_ job: Job) -> Double {
             ThumbnailGeometry(sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight,
                               spec: job.request.spec).requiredScale
@@ -120,18 +125,17 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0))
         }
         for group in groups.values {
-            let result = decode(path, for: group, scale: group.map(scale).max() ?? 1, digest: digest,
-                                keepAlive: keepAlive)
+            let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
+                                digest: digest, keepAlive: keepAlive)
             outcomes.withLock { outcomes in
                 for job in group { outcomes[ObjectIdentifier(job)] = result }
             }
         }
     }
 
-    private func decode(_ path: String, for jobs: [Job], scale: Double, digest: String?,
-                        keepAlive: DownloadedFile?) -> Result<DecodedImage, ThumbnailFailure> {
+    private func decode(_ opened: SourceDecoder.OpenedSource, for jobs: [Job], scale: Double,
+                        digest: String?, keepAlive: DownloadedFile?) -> Result<DecodedImage, ThumbnailFailure> {
         do {
-            let opened = try decoder.open(path: path)
             let header = opened.header
             var decoded = try decoder.decode(opened, requiredScale: scale)
             if jobs.count > 1 {
