@@ -26,9 +26,12 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "HTTP sources")
     var fetch: FetchOptions
 
+    @OptionGroup(title: "Image limits")
+    var limits: LimitOptions
+
     func run() throws {
         let configuration = try options.configuration(
-            outputDirectory: URL(fileURLWithPath: out), fetch: fetch, cache: cache)
+            outputDirectory: URL(fileURLWithPath: out), fetch: fetch, limits: limits, cache: cache)
         try options.runner(manifest: manifest, defaults: defaults, command: "render").run(configuration)
     }
 }

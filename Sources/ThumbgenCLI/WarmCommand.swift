@@ -29,12 +29,15 @@ struct WarmCommand: ParsableCommand {
     @OptionGroup(title: "HTTP sources")
     var fetch: FetchOptions
 
+    @OptionGroup(title: "Image limits")
+    var limits: LimitOptions
+
     func validate() throws {
         if cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
     }
 
     func run() throws {
-        let configuration = try options.configuration(outputDirectory: nil, fetch: fetch, cache: cache)
+        let configuration = try options.configuration(outputDirectory: nil, fetch: fetch, limits: limits, cache: cache)
         try options.runner(manifest: manifest, defaults: defaults, command: "warm").run(configuration)
     }
 }

@@ -5,9 +5,18 @@ import CVips
 /// Files are sniffed by content (libvips' `is_a` checks), and only the loaders that
 /// `VipsRuntime` leaves enabled can open them. Truncated data is an error, never grey fill.
 struct SourceDecoder: Sendable {
-    /// How strict loaders are: `VIPS_FAIL_ON_TRUNCATED` fails truncated files but accepts the
-    /// recoverable warnings that many real-world files carry.
-    var failOn: VipsFailOn = VIPS_FAIL_ON_TRUNCATED
+    /// The limits every source is held to (pixels, frames, bytes, time, strictness).
+    var limits = ImagingLimits()
+
+    /// libvips' `fail_on` for `limits.strictness`.
+    var failOn: VipsFailOn {
+        switch limits.strictness {
+        case .none: return VIPS_FAIL_ON_NONE
+        case .truncated: return VIPS_FAIL_ON_TRUNCATED
+        case .error: return VIPS_FAIL_ON_ERROR
+        case .warning: return VIPS_FAIL_ON_WARNING
+        }
+    }
 
     /// A file opened far enough to read its header; no pixels are decoded yet.
     struct OpenedSource: @unchecked Sendable {
@@ -79,7 +88,7 @@ struct SourceDecoder: Sendable {
         // find_load names the loader that sniffed the content even when that loader is
         // blocked, so the enabled list is checked here to give the right error.
         guard let loader = vips_foreign_find_load(path).map({ String(cString: $0) }),
-              VipsRuntime.enabledLoaders.contains(where: { loader.hasPrefix($0) }) else {
+              VipsRuntime.isEnabled(loaderClass: loader) else {
             vips_error_clear()
             throw .unsupportedFormat(path: path)
         }

@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import Synchronization
 
 /// Starts libvips once per process and applies thumbgen's process-wide policy to it.
 ///
@@ -17,7 +18,7 @@ public enum VipsRuntime {
         "VipsForeignLoadJxl",
     ]
 
-    private static let started: Result<Void, ImagingError> = {
+    private static let initialised: Result<Void, ImagingError> = {
         if tg_vips_init(CommandLine.arguments.first ?? "thumbgen") != 0 {
             return .failure(.libvips(operation: "vips_init", message: VipsErrorBuffer.take()))
         }
@@ -34,9 +35,43 @@ public enum VipsRuntime {
         return .success(())
     }()
 
+    /// The loader classes switched on by `--enable-loader`, on top of `enabledLoaders`.
+    private static let extraLoaderClasses = Mutex<[String]>([])
+
     /// Starts libvips if it has not started; safe to call from any thread, any number of times.
-    public static func start() throws(ImagingError) {
-        try started.get()
+    /// `extraLoaders` (libvips nicknames such as `svgload`) are enabled as well, for good.
+    public static func start(extraLoaders: [String] = []) throws(ImagingError) {
+        try initialised.get()
+        for nickname in extraLoaders {
+            guard let family = loaderFamily(nickname) else {
+                throw .libvips(operation: "enable-loader", message: "no loader named \(nickname)")
+            }
+            extraLoaderClasses.withLock { classes in
+                if !classes.contains(family) { classes.append(family) }
+            }
+            vips_operation_block_set(family, 0)
+        }
+    }
+
+    /// Whether libvips has a loader with this nickname (`svgload`, `jpegload`, ...).
+    public static func loaderExists(_ nickname: String) -> Bool {
+        (try? initialised.get()) != nil && loaderFamily(nickname) != nil
+    }
+
+    /// Whether a loader class (as `vips_foreign_find_load` names it) may open files now.
+    static func isEnabled(loaderClass: String) -> Bool {
+        let extra = extraLoaderClasses.withLock { $0 }
+        return (enabledLoaders + extra).contains { loaderClass.hasPrefix($0) }
+    }
+
+    /// The base class of a loader's file, buffer and source variants (`svgload` →
+    /// `VipsForeignLoadSvg`): unblocking it unblocks them all.
+    private static func loaderFamily(_ nickname: String) -> String? {
+        let type = vips_type_find("VipsForeignLoad", nickname)
+        guard type != 0 else { return nil }
+        let parent = g_type_parent(type)
+        let parentName = String(cString: g_type_name(parent))
+        return parentName == "VipsForeignLoad" ? String(cString: g_type_name(type)) : parentName
     }
 
     /// Sets how many worker threads libvips gives each image it evaluates.

@@ -32,7 +32,7 @@ public final class Pipeline: Sendable {
     private let downloads: DownloadSupport
     private let gate: AdmissionGate
     private let registry = SourceRegistry()
-    private let decoder = SourceDecoder()
+    private let decoder: SourceDecoder
     private let onResult: @Sendable (RowResult) -> Void
     private let state = Mutex(State())
     private let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
@@ -54,9 +54,10 @@ public final class Pipeline: Sendable {
     /// from any thread. Throws when libvips cannot start or the output folder is unusable.
     public init(configuration: PipelineConfiguration,
                 onResult: @escaping @Sendable (RowResult) -> Void) throws {
-        try VipsRuntime.start()
+        try VipsRuntime.start(extraLoaders: configuration.extraLoaders)
         VipsRuntime.setThreadsPerImage(configuration.threadsPerImage)
         self.configuration = configuration
+        self.decoder = SourceDecoder(limits: configuration.limits)
         let delivery = OutputDelivery(
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
         let reporting: CacheReporting = configuration.cache == nil ? .none

@@ -22,6 +22,10 @@ public struct PipelineConfiguration: Sendable {
     public var maxPendingRows: Int
     /// How remote sources are fetched.
     public var fetch = FetchPolicy()
+    /// What one image may cost: pixels, frames, output size, bytes, time, damage.
+    public var limits = ImagingLimits()
+    /// libvips loaders enabled besides the known image formats (`--enable-loader`).
+    public var extraLoaders: [String] = []
     /// Extra rows admitted once the manifest names a URL, so that downloads run ahead of the
     /// CPU work: eight times the concurrent transfers (downloaded files wait on disk).
     public var downloadLookahead: Int { 8 * fetch.concurrentTransfers }
