@@ -29,6 +29,11 @@ static inline VipsImage *tg_load_file(const char *path, int access, int fail_on)
     return vips_image_new_from_file(path, "access", access, "fail_on", fail_on, NULL);
 }
 
+/// Every page (frame) of a multi-page file, stacked vertically (`page-height` tells them apart).
+static inline VipsImage *tg_load_file_all_pages(const char *path, int access, int fail_on) {
+    return vips_image_new_from_file(path, "access", access, "fail_on", fail_on, "n", -1, NULL);
+}
+
 /// JPEG with shrink-on-load (`shrink` is 1, 2, 4 or 8): the DCT skips the pixels it would drop.
 static inline int tg_jpegload_shrink(const char *path, VipsImage **out, int access, int fail_on,
                                      int shrink) {
@@ -36,9 +41,11 @@ static inline int tg_jpegload_shrink(const char *path, VipsImage **out, int acce
 }
 
 /// WebP with shrink-on-load (`scale` in (0, 1]): libwebp decodes straight to the smaller size.
+/// `pages` is 1 for the first frame, -1 for all of them.
 static inline int tg_webpload_scale(const char *path, VipsImage **out, int access, int fail_on,
-                                    double scale) {
-    return vips_webpload(path, out, "access", access, "fail_on", fail_on, "scale", scale, NULL);
+                                    double scale, int pages) {
+    return vips_webpload(path, out, "access", access, "fail_on", fail_on, "scale", scale,
+                         "n", pages, NULL);
 }
 
 /// Reads every pixel once (streaming, in constant memory), to find out whether the data decodes.
@@ -52,10 +59,12 @@ static inline int tg_autorot(VipsImage *in, VipsImage **out) {
     return vips_autorot(in, out, NULL);
 }
 
-/// Converts through the embedded profile (or `input_profile` when the image has none) to sRGB.
-static inline int tg_icc_to_srgb(VipsImage *in, VipsImage **out, const char *input_profile) {
-    return vips_icc_transform(in, out, "srgb", "input_profile", input_profile, "embedded", TRUE,
-                              "intent", VIPS_INTENT_PERCEPTUAL, NULL);
+/// Converts through the embedded profile (or `input_profile` when the image has none) to
+/// `output_profile` ("srgb", "cmyk" or a file), which is attached to the result.
+static inline int tg_icc_transform(VipsImage *in, VipsImage **out, const char *output_profile,
+                                   const char *input_profile) {
+    return vips_icc_transform(in, out, output_profile, "input_profile", input_profile,
+                              "embedded", TRUE, "intent", VIPS_INTENT_PERCEPTUAL, NULL);
 }
 
 static inline int tg_colourspace(VipsImage *in, VipsImage **out, VipsInterpretation space) {
@@ -112,6 +121,11 @@ static inline int tg_flatten(VipsImage *in, VipsImage **out, const double *backg
     return result;
 }
 
+/// Stacks images top to bottom (the frames of an animation).
+static inline int tg_arrayjoin_vertical(VipsImage **in, VipsImage **out, int n) {
+    return vips_arrayjoin(in, out, n, "across", 1, NULL);
+}
+
 /// Appends one constant band (an opaque alpha channel).
 static inline int tg_bandjoin_const1(VipsImage *in, VipsImage **out, double c) {
     return vips_bandjoin_const1(in, out, c, NULL);
@@ -124,23 +138,52 @@ static inline int tg_copy(VipsImage *in, VipsImage **out) {
 
 // MARK: - Saving (metadata stripped: outputs carry no EXIF, XMP or profile)
 
-static inline int tg_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+static inline int tg_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
+                                     int progressive) {
     return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE,
-                                "optimize_coding", TRUE, NULL);
+                                "optimize_coding", TRUE, "interlace", progressive, NULL);
 }
 
-static inline int tg_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression) {
-    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE, NULL);
+/// `palette` quantises to at most 256 colours, steered by `quality`.
+static inline int tg_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
+                                    int palette, int quality) {
+    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE,
+                               "palette", palette, "Q", quality, NULL);
 }
 
-static inline int tg_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
-    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+/// An image with a `page-height` metadata field is saved as an animation.
+static inline int tg_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
+                                     int effort) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort,
+                                NULL);
 }
 
 static inline int tg_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
                                      int effort) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression",
                                 VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort, NULL);
+}
+
+static inline int tg_jxlsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
+                                    int effort) {
+    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort, NULL);
+}
+
+/// An image with a `page-height` metadata field is saved as an animation.
+static inline int tg_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int effort) {
+    return vips_gifsave_buffer(in, buf, len, "strip", TRUE, "effort", effort, NULL);
+}
+
+/// Deflate with a horizontal predictor: lossless, keeps alpha, and much smaller than none.
+static inline int tg_tiffsave_buffer(VipsImage *in, void **buf, size_t *len) {
+    return vips_tiffsave_buffer(in, buf, len, "strip", TRUE,
+                                "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE,
+                                "predictor", VIPS_FOREIGN_TIFF_PREDICTOR_HORIZONTAL, NULL);
+}
+
+/// Sets an integer metadata field on an image nobody else holds yet (`page-height`).
+static inline void tg_set_int(VipsImage *image, const char *name, int value) {
+    vips_image_set_int(image, name, value);
 }
 
 // MARK: - Memory

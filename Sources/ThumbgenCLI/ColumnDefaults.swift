@@ -24,10 +24,13 @@ struct ColumnDefaults: ParsableArguments {
     @Flag(help: "Let sources smaller than the box grow (column `upscale`).")
     var upscale = false
 
+    @Flag(help: "Keep every frame of animated GIF and WebP sources when the output is GIF or WebP (column `animated`).")
+    var animated = false
+
     @Option(help: "Default resampling kernel: nearest, linear, cubic, mitchell, lanczos2 or lanczos3 (column `kernel`).")
     var kernel: String?
 
-    @Option(help: "Default output format: auto, jpeg, png, webp or avif (column `format`).")
+    @Option(help: "Default output format: auto, jpeg, png, webp, avif, jxl, gif or tiff (column `format`).")
     var format: String?
 
     @Option(help: "Default quality from 1 to 100 (column `quality`); each format has its own default.")
@@ -49,6 +52,7 @@ struct ColumnDefaults: ParsableArguments {
         values[.gravity] = gravity
         values[.crop] = crop
         values[.upscale] = upscale ? "true" : nil
+        values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel
         values[.format] = format
         values[.quality] = quality.map(String.init)

@@ -17,6 +17,8 @@ struct ManifestRunner {
     var quiet: Bool
     var failOn: FailOn
     var defaults: ColumnDefaults
+    /// Per-format encoder settings for every row.
+    var encoding: EncodingOptions
     /// `render` or `warm`, for the cache's run log.
     var command: String
 
@@ -51,7 +53,8 @@ struct ManifestRunner {
             throw fail("\(error)", ExitStatus.unusable)
         }
         let trap = SignalTrap { pipeline.cancel() }
-        let parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
+        var parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
+        parser.encoding = encoding
 
         var manifestError: ManifestError?
         do {

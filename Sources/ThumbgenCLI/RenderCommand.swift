@@ -23,6 +23,9 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "Column defaults")
     var defaults: ColumnDefaults
 
+    @OptionGroup(title: "Output formats")
+    var formats: FormatOptions
+
     @OptionGroup(title: "HTTP sources")
     var fetch: FetchOptions
 
@@ -32,6 +35,6 @@ struct RenderCommand: ParsableCommand {
     func run() throws {
         let configuration = try options.configuration(
             outputDirectory: URL(fileURLWithPath: out), fetch: fetch, limits: limits, cache: cache)
-        try options.runner(manifest: manifest, defaults: defaults, command: "render").run(configuration)
+        try options.runner(manifest: manifest, defaults: defaults, formats: formats, command: "render").run(configuration)
     }
 }

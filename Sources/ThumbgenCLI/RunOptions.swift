@@ -51,8 +51,10 @@ struct RunOptions: ParsableArguments {
     }
 
     /// The runner for `manifest` with these options.
-    func runner(manifest: String, defaults: ColumnDefaults, command: String) -> ManifestRunner {
+    func runner(manifest: String, defaults: ColumnDefaults, formats: FormatOptions,
+                command: String) -> ManifestRunner {
         ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, quiet: quiet,
-                       failOn: failOn, defaults: defaults, command: command)
+                       failOn: failOn, defaults: defaults, encoding: formats.encoding,
+                       command: command)
     }
 }

@@ -26,6 +26,9 @@ struct WarmCommand: ParsableCommand {
     @OptionGroup(title: "Column defaults")
     var defaults: ColumnDefaults
 
+    @OptionGroup(title: "Output formats")
+    var formats: FormatOptions
+
     @OptionGroup(title: "HTTP sources")
     var fetch: FetchOptions
 
@@ -38,6 +41,6 @@ struct WarmCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try options.configuration(outputDirectory: nil, fetch: fetch, limits: limits, cache: cache)
-        try options.runner(manifest: manifest, defaults: defaults, command: "warm").run(configuration)
+        try options.runner(manifest: manifest, defaults: defaults, formats: formats, command: "warm").run(configuration)
     }
 }

@@ -66,11 +66,11 @@ struct CacheUnitTests {
     @Test("Output keys change with everything that changes bytes, and nothing else")
     func outputKeys() throws {
         let source = String(repeating: "b", count: 64)
-        func key(_ change: (inout ThumbnailRequest) -> Void) -> String {
+        func key(strictness: DecodeStrictness = .error, _ change: (inout ThumbnailRequest) -> Void) -> String {
             var request = ThumbnailRequest(row: 2, id: "a", sourceText: "a.png", source: .file("/a.png"),
                                            outTemplate: "{name}.{ext}", spec: ThumbnailSpec())
             change(&request)
-            return OutputKey.make(sourceDigest: source, request: request)
+            return OutputKey.make(sourceDigest: source, request: request, strictness: strictness)
         }
         let base = key { _ in }
         #expect(key { $0.row = 9; $0.id = "z"; $0.priority = .high; $0.maxAge = 5 } == base)
@@ -79,10 +79,14 @@ struct CacheUnitTests {
         #expect(key { $0.spec.quality = 50 } != base)
         #expect(key { $0.spec.fit = .cover } != base)
         #expect(key { $0.spec.background = RGBAColor(red: 0, green: 0, blue: 0, alpha: 255) } != base)
+        #expect(key { $0.spec.animated = true } != base)
+        #expect(key { $0.spec.encoding.webpEffort = 6 } != base)
+        #expect(key { $0.spec.encoding.jpegProgressive = true } != base)
+        #expect(key(strictness: .none) { _ in } != base)
         #expect(OutputKey.make(sourceDigest: String(repeating: "c", count: 64),
                                request: ThumbnailRequest(row: 2, id: "a", sourceText: "a.png",
                                                          source: .file("/a.png"), outTemplate: "{name}.{ext}",
-                                                         spec: ThumbnailSpec())) != base)
+                                                         spec: ThumbnailSpec()), strictness: .error) != base)
     }
 
     @Test("Temporary names: this host's dead process is stale, a live one is not, foreign ones by age")

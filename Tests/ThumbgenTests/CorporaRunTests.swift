@@ -9,7 +9,7 @@ import Thumbgen
 struct CorporaRunTests {
     static let knownCodes: Set<String> = [
         "invalid_row", "source_not_found", "source_unreadable", "unsupported_format", "decode_failed",
-        "encode_failed", "output_escapes", "write_failed", "not_supported",
+        "encode_failed", "output_escapes", "write_failed", "too_large", "timeout",
     ]
 
     /// Every corpus file but the per-folder inventories, sorted.

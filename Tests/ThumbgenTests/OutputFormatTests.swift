@@ -35,20 +35,116 @@ struct OutputFormatTests {
         }
     }
 
-    @Test("jxl, gif and tiff parse but fail their row with not_supported")
-    func notYetWritable() async throws {
+    @Test("JPEG XL, GIF and TIFF are written, with alpha where the format has it")
+    func moreFormats() async throws {
         let space = try Workspace()
-        try space.fixture(.quadrants(width: 40, height: 40), "src.png")
-        let rows = [["src.png", "jxl"], ["src.png", "gif"], ["src.png", "tiff"], ["src.png", "png"]]
-        let run = try await space.run(manifest: CSV.manifest(["src", "format"], rows))
-        #expect(run.status == 1)
+        try space.fixture(.quadrants(width: 120, height: 80), "src.png")
+        try space.fixture(Self.halfTransparent, "alpha.png")
+        let rows = [
+            ["src.png", "a.jxl", ""], ["src.png", "b.gif", ""], ["src.png", "c.tif", ""],
+            ["src.png", "d.{ext}", "tiff"], ["alpha.png", "e.jxl", ""], ["alpha.png", "f.gif", ""],
+            ["alpha.png", "g.tiff", ""],
+        ]
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "format"], rows),
+                                      ["--width", "60"])
+        #expect(run.status == 0, "\(run.result.stderr)")
         let report = try #require(run.report)
-        for line in 2...4 {
-            #expect(report.row(line)?.error?.code == "not_supported", "row \(line)")
-            #expect(report.row(line)?.error?.message.contains("src.png") == true)
+        let expected: [(String, String, String, (Data) -> Bool)] = [
+            ("a.jxl", "jxl", "jxlload", Magic.isJXL), ("b.gif", "gif", "gifload", Magic.isGIF),
+            ("c.tif", "tiff", "tiffload", Magic.isTIFF), ("d.tif", "tiff", "tiffload", Magic.isTIFF),
+            ("e.jxl", "jxl", "jxlload", Magic.isJXL), ("f.gif", "gif", "gifload", Magic.isGIF),
+            ("g.tiff", "tiff", "tiffload", Magic.isTIFF),
+        ]
+        for (line, (out, format, loader, check)) in zip(2..., expected) {
+            let row = try #require(report.row(line))
+            #expect(row.out == out && row.format == format && row.status == "written", "row \(line)")
+            let data = try Data(contentsOf: space.output(out))
+            #expect(check(data), "\(out) starts with \(Array(data.prefix(12)))")
+            let facts = try ImageFacts.read(space.output(out))
+            #expect(facts.loader == loader && facts.width == 60 && facts.isEightBit, "\(out): \(facts)")
+            // libvips reads every GIF as RGBA.
+            #expect(facts.bands == (line >= 6 || format == "gif" ? 4 : 3), "\(out): \(facts)")
         }
-        #expect(report.row(5)?.status == "written")
-        #expect(space.outputFiles == ["src-40x40.png"])
+        // Colours survive each format: quadrants, lossless in GIF (four colours) and TIFF.
+        for name in ["a.jxl", "b.gif", "c.tif"] {
+            let image = try space.pixels(name)
+            let tolerance = name == "a.jxl" ? 16 : 2
+            #expect(image.pixel(10, 10, is: .red, tolerance: tolerance), "\(name) \(image.pixel(10, 10))")
+            #expect(image.pixel(50, 30, is: .yellow, tolerance: tolerance), "\(name) \(image.pixel(50, 30))")
+        }
+        // Transparent left, opaque blue right, in every format with alpha.
+        for name in ["e.jxl", "f.gif", "g.tiff"] {
+            let image = try space.pixels(name)
+            #expect(image.pixel(10, 15)[3] == 0, "\(name) \(image.pixel(10, 15))")
+            #expect(image.pixel(50, 15)[3] == 255 && image.pixel(50, 15, is: .blue, tolerance: 16),
+                    "\(name) \(image.pixel(50, 15))")
+        }
+    }
+
+    @Test("Every input format is read by content: JPEG, PNG, WebP, GIF, TIFF, AVIF, JPEG XL, HEIC")
+    func inputFormats() async throws {
+        let space = try Workspace()
+        let source = RawImage.quadrants(width: 64, height: 64)
+        let formats: [OutputFormat] = [.jpeg, .png, .webp, .gif, .tiff, .avif, .jxl]
+        var rows: [[String]] = []
+        for format in formats {
+            // A misleading extension: the content decides.
+            try space.fixture(source, "src-\(format.rawValue).bin", as: format, quality: 95)
+            rows.append(["src-\(format.rawValue).bin", "\(format.rawValue).png"])
+        }
+        if let corpora = TestPaths.corpora {
+            rows.append([corpora.appendingPathComponent("pillow/Tests/images/avif/hopper.heif").path, "heic.png"])
+        }
+        let run = try await space.run(manifest: CSV.manifest(["src", "out"], rows), ["--size", "32x32"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        for format in formats {
+            let image = try space.pixels("\(format.rawValue).png")
+            let tolerance = [.png, .gif, .tiff].contains(format) ? 3 : 24
+            #expect(image.width == 32 && image.height == 32, "\(format)")
+            for (x, y, colour) in [(6, 6, Colour.red), (26, 6, .green), (6, 26, .blue), (26, 26, .yellow)] {
+                #expect(image.pixel(x, y, is: colour, tolerance: tolerance),
+                        "\(format) at (\(x),\(y)): \(image.pixel(x, y))")
+            }
+        }
+        if TestPaths.hasCorpora {
+            let heic = try ImageFacts.read(space.output("heic.png"))
+            #expect(heic.width == 32 && heic.height == 32 && heic.bands == 3, "\(heic)")
+        }
+    }
+
+    @Test("Encoder flags: progressive JPEG, PNG palette, WebP effort; each its own cache entry")
+    func encoderFlags() async throws {
+        let space = try Workspace()
+        let gradient = RawImage(width: 96, height: 64) { x, y in
+            Colour(r: UInt8(x * 2), g: UInt8(y * 3), b: 90)
+        }
+        try space.fixture(gradient, "src.png")
+        let manifest = CSV.manifest(["src", "out"], [["src.png", "a.jpg"], ["src.png", "b.png"], ["src.png", "c.webp"]])
+        let plain = try await space.run(manifest: manifest, ["--size", "48"])
+        #expect(plain.status == 0, "\(plain.result.stderr)")
+        let baseline = try Data(contentsOf: space.output("a.jpg"))
+        let truecolour = try Data(contentsOf: space.output("b.png"))
+        let webpDefault = try Data(contentsOf: space.output("c.webp"))
+        // SOF0 (baseline) in the plain JPEG, SOF2 (progressive) with the flag.
+        #expect(FixtureBytes.contains(baseline, [0xFF, 0xC0]) && !FixtureBytes.contains(baseline, [0xFF, 0xC2]))
+        #expect(truecolour[25] == 2, "PNG colour type \(truecolour[25])")  // IHDR: truecolour
+
+        let tuned = try await space.run(manifest: manifest, [
+            "--size", "48", "--jpeg-progressive", "--png-palette", "--webp-effort", "0",
+        ])
+        #expect(tuned.status == 0, "\(tuned.result.stderr)")
+        for line in 2...4 { #expect(tuned.report?.row(line)?.cache == "miss", "row \(line)") }
+        let progressive = try Data(contentsOf: space.output("a.jpg"))
+        #expect(FixtureBytes.contains(progressive, [0xFF, 0xC2]))
+        let palette = try Data(contentsOf: space.output("b.png"))
+        #expect(palette[25] == 3, "PNG colour type \(palette[25])")  // IHDR: indexed colour
+        #expect(palette.count < truecolour.count)
+        #expect(try Data(contentsOf: space.output("c.webp")) != webpDefault)
+        let image = try space.pixels("b.png")
+        #expect(image.pixel(24, 16, is: Colour(r: 96, g: 96, b: 90), tolerance: 12), "\(image.pixel(24, 16))")
+
+        let invalid = try await space.run(manifest: manifest, ["--webp-effort", "7"])
+        #expect(invalid.status == 2 && invalid.result.stderr.contains("--webp-effort"))
     }
 
     /// 200×100: the left half fully transparent (its hidden colour red), the right opaque blue.

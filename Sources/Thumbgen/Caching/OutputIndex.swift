@@ -60,9 +60,14 @@ struct OutputIndex: Sendable {
 /// encode differently). The priority, `id`, `max_age` and the output's path change nothing in
 /// the bytes and stay out.
 enum OutputKey {
-    /// The key for `request` over a source whose digest is `sourceDigest`.
-    static func make(sourceDigest: String, request: ThumbnailRequest) -> String {
+    /// The key for `request` over a source whose digest is `sourceDigest`, decoded with
+    /// `strictness`. Strictness is in the key because it decides whether a damaged source
+    /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
+    /// work, and serving a stored output costs none.
+    static func make(sourceDigest: String, request: ThumbnailRequest,
+                     strictness: DecodeStrictness) -> String {
         var text = "thumbgen-output-key 1\nsource " + sourceDigest + "\nspec " + request.spec.identifier
+            + "\ndecode " + strictness.rawValue
         if case .auto = request.spec.format {
             text += "\nout-ext " + (request.outTemplate as NSString).pathExtension.lowercased()
         }

@@ -3,10 +3,13 @@
 /// `image` may be lazy (one consumer: pixels stream through the encode) or held in memory
 /// (several consumers: decoded once, read by each).
 struct DecodedImage: @unchecked Sendable {
-    /// The upright pixels at the working resolution, in the source's colour space.
+    /// The upright pixels at the working resolution, in the source's colour space; an
+    /// animation's frames stacked top to bottom.
     let image: VipsImageRef
     /// What the header said about the full-size source.
     let header: ImageHeader
+    /// Frames in `image`: 1 unless every frame of an animation was loaded.
+    var frames = 1
     /// Whether the pixels were decoded into memory already (so a later failure is not the
     /// source's).
     var isInMemory = false
@@ -17,8 +20,11 @@ struct DecodedImage: @unchecked Sendable {
     /// The SHA-256 of the source's bytes, when the cache is in use (it keys the outputs).
     var sourceDigest: String?
 
+    /// Height of one frame of `image`.
+    var frameHeight: Int { image.height / max(1, frames) }
+
     /// Working pixels per source pixel, horizontally and vertically (1 without shrink-on-load;
     /// the two differ slightly because loaders round partial blocks up).
     var scaleX: Double { Double(image.width) / Double(header.orientedWidth) }
-    var scaleY: Double { Double(image.height) / Double(header.orientedHeight) }
+    var scaleY: Double { Double(frameHeight) / Double(header.orientedHeight) }
 }

@@ -4,6 +4,10 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
     case unsupportedFormat(path: String)
     /// libvips refused an operation; `message` is its error text.
     case libvips(operation: String, message: String)
+    /// The image is over one of `ImagingLimits`; `reason` says which, with the flag to raise.
+    case overLimit(reason: String)
+    /// A decode or encode ran past `--timeout` and was stopped.
+    case timedOut(operation: String, seconds: Double)
 
     /// A readable one-line account of the error.
     public var description: String {
@@ -12,6 +16,10 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
             return "\(path): not a JPEG, PNG, WebP, GIF, TIFF, HEIF/AVIF or JPEG XL image"
         case .libvips(let operation, let message):
             return "\(operation): \(message)"
+        case .overLimit(let reason):
+            return reason
+        case .timedOut(let operation, let seconds):
+            return "\(operation) ran past the \(seconds.formatted()) s limit (--timeout) and was stopped"
         }
     }
 }

@@ -1,9 +1,11 @@
 import CVips
 
-/// Opens image files through libvips with shrink-on-load and orientation applied.
+/// Opens image files through libvips with shrink-on-load and orientation applied, within
+/// `ImagingLimits`.
 ///
 /// Files are sniffed by content (libvips' `is_a` checks), and only the loaders that
-/// `VipsRuntime` leaves enabled can open them. Truncated data is an error, never grey fill.
+/// `VipsRuntime` leaves enabled can open them. Damaged data fails as `limits.strictness` says,
+/// never as grey fill by default; the pixel limit is checked from the header, before any decode.
 struct SourceDecoder: Sendable {
     /// The limits every source is held to (pixels, frames, bytes, time, strictness).
     var limits = ImagingLimits()
@@ -25,37 +27,60 @@ struct SourceDecoder: Sendable {
         let header: ImageHeader
     }
 
-    /// Reads a file's header, sniffing its format by content.
+    /// Reads a file's header, sniffing its format by content; fails when one frame is over the
+    /// pixel limit.
     func open(path: String) throws(ImagingError) -> OpenedSource {
         let image = try openImage(path: path)
-        return OpenedSource(path: path, image: image, header: header(of: image))
+        let header = header(of: image)
+        try checkPixels(header, frames: 1)
+        return OpenedSource(path: path, image: image, header: header)
     }
 
-    /// Decodes `source` reduced as far as `requiredScale` allows, and upright.
-    func decode(_ source: OpenedSource, requiredScale: Double) throws(ImagingError) -> DecodedImage {
+    /// Whether `header`'s frames can be kept: an animated GIF or WebP, upright.
+    static func canAnimate(_ header: ImageHeader) -> Bool {
+        header.frames > 1 && header.orientation == 1
+            && (header.loader == "gifload" || header.loader == "webpload")
+    }
+
+    /// Decodes `source` reduced as far as `requiredScale` allows, and upright; with
+    /// `allFrames` (only where `canAnimate`), every frame, stacked top to bottom.
+    func decode(_ source: OpenedSource, requiredScale: Double, allFrames: Bool = false)
+        throws(ImagingError) -> DecodedImage
+    {
         let path = source.path, header = source.header
+        let allFrames = allFrames && Self.canAnimate(header)
+        if allFrames {
+            guard header.frames <= limits.maxFrames else {
+                throw .overLimit(reason: "\(header.frames) frames is over the limit of "
+                                 + "\(limits.maxFrames) (--max-frames)")
+            }
+            try checkPixels(header, frames: header.frames)
+        }
         // Turning or flipping reads rows out of order, which a sequential load cannot serve.
         let access = header.orientation == 1 ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM
         let accessCode = Int32(access.rawValue), failCode = Int32(failOn.rawValue)
+        let reopen = access != VIPS_ACCESS_SEQUENTIAL || allFrames
         var image = source.image
         switch header.loader {
         case "jpegload":
             let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale)
-            if factor > 1 || access != VIPS_ACCESS_SEQUENTIAL {
+            if factor > 1 || reopen {
                 image = try VipsImageRef.make("jpegload") {
                     tg_jpegload_shrink(path, $0, accessCode, failCode, Int32(factor))
                 }
             }
         case "webpload":
             let scale = ShrinkOnLoad.webpScale(requiredScale: requiredScale)
-            if scale < 1 || access != VIPS_ACCESS_SEQUENTIAL {
+            if scale < 1 || reopen {
                 image = try VipsImageRef.make("webpload") {
-                    tg_webpload_scale(path, $0, accessCode, failCode, scale)
+                    tg_webpload_scale(path, $0, accessCode, failCode, scale, allFrames ? -1 : 1)
                 }
             }
         default:
-            if access != VIPS_ACCESS_SEQUENTIAL {
-                guard let pointer = tg_load_file(path, accessCode, failCode) else {
+            if reopen {
+                let pointer = allFrames ? tg_load_file_all_pages(path, accessCode, failCode)
+                    : tg_load_file(path, accessCode, failCode)
+                guard let pointer else {
                     throw .libvips(operation: "load", message: VipsErrorBuffer.take())
                 }
                 image = VipsImageRef(owning: pointer)
@@ -64,7 +89,8 @@ struct SourceDecoder: Sendable {
         if header.orientation != 1 {
             image = try image.autorotated()
         }
-        return DecodedImage(image: image, header: header, path: path)
+        return DecodedImage(image: image, header: header, frames: allFrames ? header.frames : 1,
+                            path: path)
     }
 
     /// The error a full read of the file's pixels meets, or nil when they decode. Used after a
@@ -74,13 +100,25 @@ struct SourceDecoder: Sendable {
         do {
             // Full size: shrink-on-load of extreme shapes (3×62728) trips libvips assertions.
             let decoded = try decode(open(path: path), requiredScale: 1)
-            var average = 0.0
-            guard tg_avg(decoded.image.pointer, &average) == 0 else {
-                return .libvips(operation: "decode", message: VipsErrorBuffer.take())
+            try EvaluationDeadline.run("decode", image: decoded.image, seconds: limits.seconds) {
+                () throws(ImagingError) in
+                var average = 0.0
+                guard tg_avg(decoded.image.pointer, &average) == 0 else {
+                    throw .libvips(operation: "decode", message: VipsErrorBuffer.take())
+                }
             }
             return nil
         } catch {
             return error
+        }
+    }
+
+    private func checkPixels(_ header: ImageHeader, frames: Int) throws(ImagingError) {
+        let pixels = header.pixels(frames: frames)
+        guard pixels <= limits.maxPixels else {
+            let frameText = frames > 1 ? " × \(frames) frames" : ""
+            throw .overLimit(reason: "\(header.orientedWidth)×\(header.orientedHeight)\(frameText) "
+                             + "is over the limit of \(limits.maxPixels) pixels (--max-pixels)")
         }
     }
 
@@ -102,10 +140,19 @@ struct SourceDecoder: Sendable {
     private func header(of image: VipsImageRef) -> ImageHeader {
         let orientation = (1...8).contains(image.orientation) ? image.orientation : 1
         let swapped = orientation >= 5
+        let interpretation = image.interpretation
         return ImageHeader(
             loader: image.loader ?? "unknown",
             orientedWidth: swapped ? image.height : image.width,
             orientedHeight: swapped ? image.width : image.height,
-            orientation: orientation)
+            orientation: orientation,
+            frames: max(1, image.pageCount),
+            isGrey: interpretation == VIPS_INTERPRETATION_B_W
+                || interpretation == VIPS_INTERPRETATION_GREY16,
+            isSRGBOrGrey: interpretation == VIPS_INTERPRETATION_sRGB
+                || interpretation == VIPS_INTERPRETATION_B_W,
+            isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
+            hasAlpha: image.hasAlpha,
+            hasICCProfile: image.hasICCProfile)
     }
 }

@@ -10,17 +10,31 @@ struct ThumbnailRenderer: Sendable {
     {
         // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
         try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-            try build(decoded, spec: spec, format: format)
+            let plan = ThumbnailGeometry(sourceWidth: decoded.header.orientedWidth,
+                                         sourceHeight: decoded.header.orientedHeight, spec: spec)
+            guard decoded.frames > 1 else {
+                return try build(decoded.image, decoded, plan: plan, spec: spec, format: format,
+                                 smartCrop: true)
+            }
+            // An animation: every frame goes through the same steps, then they are stacked
+            // again. Smart crop is off, so that the crop does not jump between frames.
+            let height = decoded.frameHeight
+            var frames: [VipsImageRef] = []
+            for index in 0..<decoded.frames {
+                let frame = try decoded.image.extractArea(x: 0, y: index * height,
+                                                          width: decoded.image.width, height: height)
+                frames.append(try build(frame, decoded, plan: plan, spec: spec, format: format,
+                                        smartCrop: false))
+            }
+            return try VipsImageRef.animation(frames: frames)
         }
     }
 
-    private func build(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
+    private func build(_ input: VipsImageRef, _ decoded: DecodedImage, plan: ThumbnailGeometry,
+                       spec: ThumbnailSpec, format: OutputFormat, smartCrop: Bool)
         throws(ImagingError) -> VipsImageRef
     {
-        let header = decoded.header
-        let plan = ThumbnailGeometry(
-            sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight, spec: spec)
-        var image = decoded.image
+        var image = input
 
         // 1. The region, in working pixels (the decoded image may be shrunk on load).
         let x = clamp(Int((plan.regionX * decoded.scaleX).rounded()), 0, image.width - 1)
@@ -38,12 +52,15 @@ struct ThumbnailRenderer: Sendable {
         }
 
         // 3. Colour after resampling: fewer pixels go through the (slow) profile transform.
-        image = try toSRGB8(image)
+        // Grey stays grey where the format can store it and no colour is painted in.
+        let keepGrey = format.keepsGrey && spec.background.isGrey
+        image = try toOutputColour(image, grey: keepGrey)
+        let grey = image.interpretation == VIPS_INTERPRETATION_B_W
 
         // 4. Alpha: flattened for formats without it; added where padding must be transparent.
         let willPad = plan.canvasWidth > plan.scaledWidth || plan.canvasHeight > plan.scaledHeight
         if image.hasAlpha && !format.supportsAlpha {
-            image = try image.flattened(onto: spec.background.rgb)
+            image = try image.flattened(onto: spec.background.colour(grey: grey))
         } else if !image.hasAlpha && willPad && format.supportsAlpha && spec.background.alpha < 255 {
             image = try image.withOpaqueAlpha()
         }
@@ -51,12 +68,13 @@ struct ThumbnailRenderer: Sendable {
         // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
         // a smart gravity crops where libvips finds the most attention or entropy.
         let cropsOnly = plan.canvasWidth <= image.width && plan.canvasHeight <= image.height
-        if cropsOnly, let interesting = spec.gravity.interesting,
-           plan.canvasWidth != image.width || plan.canvasHeight != image.height {
+        let resized = plan.canvasWidth != image.width || plan.canvasHeight != image.height
+        if smartCrop, cropsOnly, resized, let interesting = spec.gravity.interesting {
             image = try image.smartCropped(to: plan.canvasWidth, plan.canvasHeight,
                                            interesting: interesting)
-        } else if plan.canvasWidth != image.width || plan.canvasHeight != image.height {
-            let background = image.hasAlpha ? spec.background.rgba : spec.background.rgb
+        } else if resized {
+            var background = spec.background.colour(grey: grey)
+            if image.hasAlpha { background.append(Double(spec.background.alpha)) }
             image = try image.placed(on: plan.canvasWidth, plan.canvasHeight,
                                      at: spec.gravity.compassDirection, background: background)
         }
@@ -77,8 +95,11 @@ struct ThumbnailRenderer: Sendable {
             .cast(format)
     }
 
-    private func toSRGB8(_ input: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+    /// The pixels as 8-bit sRGB, or 8-bit grey when `grey` allows and the source is grey.
+    private func toOutputColour(_ input: VipsImageRef, grey: Bool) throws(ImagingError) -> VipsImageRef {
         var image = input
+        let sourceIsGrey = image.interpretation == VIPS_INTERPRETATION_B_W
+            || image.interpretation == VIPS_INTERPRETATION_GREY16
         if image.hasICCProfile {
             // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
             // still good, and libvips' own conversion below takes over.
@@ -93,8 +114,9 @@ struct ThumbnailRenderer: Sendable {
         } else if image.interpretation == VIPS_INTERPRETATION_CMYK {
             image = try image.iccToSRGB(fallbackProfile: "cmyk")
         }
-        if image.interpretation != VIPS_INTERPRETATION_sRGB {
-            image = try image.colourspace(VIPS_INTERPRETATION_sRGB)
+        let target = grey && sourceIsGrey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
+        if image.interpretation != target {
+            image = try image.colourspace(target)
         }
         if image.bandFormat != VIPS_FORMAT_UCHAR {
             image = try image.cast(VIPS_FORMAT_UCHAR)
@@ -145,6 +167,11 @@ extension Gravity {
 }
 
 extension RGBAColor {
-    var rgb: [Double] { [Double(red), Double(green), Double(blue)] }
-    var rgba: [Double] { rgb + [Double(alpha)] }
+    /// Whether the colour is a shade of grey (red, green and blue equal).
+    var isGrey: Bool { red == green && green == blue }
+
+    /// The colour bands for an image that is grey (one value) or colour (three).
+    func colour(grey: Bool) -> [Double] {
+        grey ? [Double(red)] : [Double(red), Double(green), Double(blue)]
+    }
 }

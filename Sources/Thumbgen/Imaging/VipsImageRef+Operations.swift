@@ -23,7 +23,7 @@ extension VipsImageRef {
 
     /// Converts to sRGB through the embedded ICC profile, or `fallbackProfile` without one.
     func iccToSRGB(fallbackProfile: String) throws(ImagingError) -> VipsImageRef {
-        try Self.make("icc_transform") { tg_icc_to_srgb(pointer, $0, fallbackProfile) }
+        try Self.make("icc_transform") { tg_icc_transform(pointer, $0, "srgb", fallbackProfile) }
     }
 
     /// Converts to another colour space (libvips picks the route).
@@ -111,6 +111,21 @@ extension VipsImageRef {
         for name in names where metadata.contains(where: { name.hasPrefix($0) }) {
             _ = vips_image_remove(copy.pointer, name)
         }
+        return copy
+    }
+
+    /// `frames` stacked top to bottom as one animation: `page-height` marks the frames, and
+    /// the first frame's `delay` and `loop` fields carry over to the savers.
+    static func animation(frames: [VipsImageRef]) throws(ImagingError) -> VipsImageRef {
+        guard let first = frames.first else {
+            throw ImagingError.libvips(operation: "arrayjoin", message: "no frames")
+        }
+        var pointers: [UnsafeMutablePointer<VipsImage>?] = frames.map(\.pointer)
+        let joined = try make("arrayjoin") { out in
+            tg_arrayjoin_vertical(&pointers, out, Int32(pointers.count))
+        }
+        let copy = try make("copy") { tg_copy(joined.pointer, $0) }
+        tg_set_int(copy.pointer, "page-height", Int32(first.height))
         return copy
     }
 

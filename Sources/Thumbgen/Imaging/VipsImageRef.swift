@@ -32,6 +32,10 @@ final class VipsImageRef: @unchecked Sendable {
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
     /// The numeric format of each band value.
     var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
+    /// Pages (frames) in the file this image was loaded from; 1 for a single image.
+    var pageCount: Int { Int(vips_image_get_n_pages(pointer)) }
+    /// Height of one page: the image is its pages stacked top to bottom.
+    var pageHeight: Int { Int(vips_image_get_page_height(pointer)) }
     /// Whether an ICC profile is attached.
     var hasICCProfile: Bool { vips_image_get_typeof(pointer, "icc-profile-data") != 0 }
     /// The libvips loader that opened this image (`jpegload`, `pngload`, ...), if any.
@@ -48,4 +52,7 @@ final class VipsImageRef: @unchecked Sendable {
     func kill() {
         vips_image_set_kill(pointer, 1)
     }
+
+    /// Whether `kill()` was called.
+    var isKilled: Bool { vips_image_iskilled(pointer) != 0 }
 }

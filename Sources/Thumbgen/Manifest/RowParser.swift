@@ -7,6 +7,8 @@ public struct RowParser: Sendable {
     public var defaults: [ManifestColumn: String]
     /// The folder relative `src` paths are resolved against (the manifest's folder).
     public var baseDirectory: String
+    /// Encoder settings given to every row (run-wide flags, not columns).
+    public var encoding = EncodingOptions()
 
     /// Makes a parser with the given defaults and base folder.
     public init(defaults: [ManifestColumn: String] = [:], baseDirectory: String) {
@@ -67,13 +69,16 @@ public struct RowParser: Sendable {
             }
             spec.crop = rect
         }
-        if let text = value(.upscale) {
-            switch text.lowercased() {
-            case "true", "yes", "1": spec.upscale = true
-            case "false", "no", "0": spec.upscale = false
-            default: throw fail(.upscale, "must be true or false")
+        func flag(_ column: ManifestColumn) throws(RowError) -> Bool {
+            switch value(column)?.trimmingWhitespace.lowercased() {
+            case nil, "false", "no", "0": return false
+            case "true", "yes", "1": return true
+            default: throw fail(column, "must be true or false")
             }
         }
+        spec.upscale = try flag(.upscale)
+        spec.animated = try flag(.animated)
+        spec.encoding = encoding
         if let text = value(.format)?.lowercased() {
             if text == "auto" {
                 spec.format = .auto

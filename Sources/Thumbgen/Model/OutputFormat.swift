@@ -16,12 +16,17 @@ public enum OutputFormat: String, Sendable, CaseIterable, Codable {
         self != .jpeg
     }
 
-    /// Whether this build of thumbgen can write the format yet.
-    public var isWritable: Bool {
+    /// Whether the format keeps a one-band grey image grey (the others need three bands).
+    public var keepsGrey: Bool {
         switch self {
-        case .jpeg, .png, .webp, .avif: return true
-        case .jxl, .gif, .tiff: return false
+        case .jpeg, .png, .tiff, .jxl: return true
+        case .webp, .avif, .gif: return false
         }
+    }
+
+    /// Whether the format can hold an animation (the `animated` column).
+    public var canAnimate: Bool {
+        self == .gif || self == .webp
     }
 
     /// The format named by a file extension (`jpg`, `jpeg`, `png`, ...), if any.

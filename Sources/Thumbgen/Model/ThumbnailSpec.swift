@@ -21,6 +21,10 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable {
     public var quality: Int?
     /// Padding colour, and what alpha is flattened onto (`background`).
     public var background: RGBAColor = .white
+    /// Keep every frame of an animated source when the output format can animate (`animated`).
+    public var animated = false
+    /// Per-format encoder settings (run-wide flags).
+    public var encoding = EncodingOptions()
 
     /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.
     public init() {}
@@ -39,9 +43,10 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable {
             "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
             "kernel=\(kernel.rawValue)", "format=\(formatText)",
             "q=\(quality.map(String.init) ?? "-")", "bg=\(background)",
+            "anim=\(animated)", "enc=\(encoding.identifier)",
         ].joined(separator: ";")
     }
 
     /// The version of thumbgen's rendering recipe; part of every output's cache key.
-    public static let recipeVersion = 1
+    public static let recipeVersion = 2
 }

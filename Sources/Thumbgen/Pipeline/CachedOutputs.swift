@@ -9,6 +9,8 @@ struct CachedOutputs: Sendable {
     let reporting: CacheReporting
     /// `--offline`: stored sources are used however old.
     let offline: Bool
+    /// How strictly sources are decoded (part of the output key).
+    let strictness: DecodeStrictness
 
     /// The result of a row whose source is known without reading or fetching it (a local file
     /// with an unchanged stamp, a fresh URL) and whose output is cached; nil when the row
@@ -26,7 +28,7 @@ struct CachedOutputs: Sendable {
             guard case .useStored(let record) = plan else { return nil }
             (digest, origin) = (record.digest, .stored)
         }
-        let key = OutputKey.make(sourceDigest: digest, request: request)
+        let key = OutputKey.make(sourceDigest: digest, request: request, strictness: strictness)
         guard let record = cache.output(key) else { return nil }
         var result: RowResult
         switch delivery.deliver(record, for: request, rendered: false,
@@ -42,7 +44,7 @@ struct CachedOutputs: Sendable {
 
     /// Finishes `job` from the cache if its output is there; false when it must be rendered.
     func serve(_ job: Job, sourceDigest digest: String) -> Bool {
-        let key = OutputKey.make(sourceDigest: digest, request: job.request)
+        let key = OutputKey.make(sourceDigest: digest, request: job.request, strictness: strictness)
         guard let record = cache.output(key) else { return false }
         switch delivery.deliver(record, for: job.request, rendered: false,
                                 bytes: { cache.outputData(record, key: key) }) {

@@ -65,7 +65,8 @@ public final class Pipeline: Sendable {
         self.delivery = delivery
         self.reporting = reporting
         cached = configuration.cache.map {
-            CachedOutputs(cache: $0, delivery: delivery, reporting: reporting, offline: configuration.offline)
+            CachedOutputs(cache: $0, delivery: delivery, reporting: reporting, offline: configuration.offline,
+                          strictness: configuration.limits.strictness)
         }
         self.gate = AdmissionGate(limit: configuration.maxPendingRows)
         self.onResult = onResult

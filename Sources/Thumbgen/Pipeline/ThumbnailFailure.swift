@@ -20,9 +20,10 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case httpError = "http_error"
     /// No connection could be made, or it broke (after retries).
     case networkError = "network_error"
-    /// The connect, total or stall timeout ran out.
+    /// The connect, total or stall timeout ran out, or a decode or encode ran past `--timeout`.
     case timeout
-    /// The source is larger than `--max-bytes`.
+    /// The source or output is over a limit: `--max-bytes`, `--max-pixels`, `--max-frames`,
+    /// `--max-output-size`.
     case tooLarge = "too_large"
     /// The source redirects more than `--max-redirects` times (or in a loop).
     case tooManyRedirects = "too_many_redirects"
@@ -79,6 +80,10 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
                                     + "HEIF/AVIF or JPEG XL image")
         case .libvips(let operation, let message):
             return ThumbnailFailure(stage, "\(src): \(operation): \(message)")
+        case .overLimit:
+            return ThumbnailFailure(.tooLarge, "\(src): \(error)")
+        case .timedOut:
+            return ThumbnailFailure(.timeout, "\(src): \(error)")
         }
     }
 }

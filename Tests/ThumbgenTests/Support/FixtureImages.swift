@@ -71,14 +71,35 @@ struct RawImage: Sendable {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
+        let q = Int32(quality)
         switch format {
-        case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, Int32(quality))
-        case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression))
-        case .webp: status = tg_webpsave_buffer(image, &buffer, &length, Int32(quality))
-        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, Int32(quality), 2)
-        default: throw FixtureError("fixtures cannot be written as \(format)")
+        case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, q, 0)
+        case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression), 0, 100)
+        case .webp: status = tg_webpsave_buffer(image, &buffer, &length, q, 4)
+        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, q, 2)
+        case .jxl: status = tg_jxlsave_buffer(image, &buffer, &length, q, 3)
+        case .gif: status = tg_gifsave_buffer(image, &buffer, &length, 7)
+        case .tiff: status = tg_tiffsave_buffer(image, &buffer, &length)
         }
         guard status == 0, let buffer else { throw FixtureError("saving a \(format) fixture") }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    /// Encodes the pixels as an animation whose frames are `pageHeight` rows each (GIF or WebP).
+    func encodedAnimation(pageHeight: Int, as format: OutputFormat) throws -> Data {
+        try VipsRuntime.start()
+        guard let image = pixels.withUnsafeBytes({
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height),
+                                            Int32(bands), VIPS_FORMAT_UCHAR)
+        }) else { throw FixtureError("vips_image_new_from_memory_copy") }
+        defer { tg_unref(image) }
+        tg_set_int(image, "page-height", Int32(pageHeight))
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status = format == .gif ? tg_gifsave_buffer(image, &buffer, &length, 7)
+            : tg_webpsave_buffer(image, &buffer, &length, 90, 4)
+        guard status == 0, let buffer else { throw FixtureError("saving an animated \(format) fixture") }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: length)
     }
@@ -106,6 +127,45 @@ enum FixtureBytes {
         out.append(contentsOf: segment)
         out.append(jpeg.dropFirst(2))
         return out
+    }
+
+    /// A JPEG with `profile` embedded as APP2 `ICC_PROFILE` segments (split as the ICC spec
+    /// says), right after its SOI marker.
+    static func jpeg(_ jpeg: Data, withICCProfile profile: Data) -> Data {
+        let chunkSize = 65_519
+        let chunks = stride(from: 0, to: profile.count, by: chunkSize).map {
+            profile.subdata(in: $0..<min($0 + chunkSize, profile.count))
+        }
+        var out = Data(jpeg.prefix(2))
+        for (index, chunk) in chunks.enumerated() {
+            let payload = Data("ICC_PROFILE".utf8) + [0, UInt8(index + 1), UInt8(chunks.count)] + chunk
+            let length = payload.count + 2
+            out.append(contentsOf: [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xff)])
+            out.append(payload)
+        }
+        out.append(jpeg.dropFirst(2))
+        return out
+    }
+
+    /// libvips' own CMYK profile (the one it falls back on), as bytes.
+    static func cmykProfile() throws -> Data {
+        try VipsRuntime.start()
+        let pixel: [UInt8] = [200, 40, 40]
+        guard let image = pixel.withUnsafeBytes({
+            vips_image_new_from_memory_copy($0.baseAddress, $0.count, 1, 1, 3, VIPS_FORMAT_UCHAR)
+        }) else { throw FixtureError("a 1×1 image") }
+        defer { tg_unref(image) }
+        var cmyk: UnsafeMutablePointer<VipsImage>?
+        guard tg_icc_transform(image, &cmyk, "cmyk", "srgb") == 0, let cmyk else {
+            throw FixtureError("icc_transform to cmyk")
+        }
+        defer { tg_unref(cmyk) }
+        var blob: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_blob(cmyk, "icc-profile-data", &blob, &length) == 0, let blob else {
+            throw FixtureError("reading the cmyk profile")
+        }
+        return Data(bytes: blob, count: length)
     }
 
     /// The first `fraction` of `data`: a truncated file.
@@ -136,7 +196,7 @@ extension RawImage {
         defer { tg_unref(large) }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard tg_pngsave_buffer(large, &buffer, &length, Int32(compression)) == 0, let buffer else {
+        guard tg_pngsave_buffer(large, &buffer, &length, Int32(compression), 0, 100) == 0, let buffer else {
             throw FixtureError("saving a large PNG fixture")
         }
         defer { g_free(buffer) }

@@ -75,6 +75,14 @@ enum Magic {
     static func isWebP(_ d: Data) -> Bool {
         d.count >= 12 && d.prefix(4) == Data("RIFF".utf8) && d.subdata(in: 8..<12) == Data("WEBP".utf8)
     }
+    /// A bare JPEG XL codestream (`FF 0A`) or its ISO-BMFF container.
+    static func isJXL(_ d: Data) -> Bool {
+        d.starts(with: [0xFF, 0x0A]) || d.starts(with: [0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20])
+    }
+    static func isGIF(_ d: Data) -> Bool { d.starts(with: Array("GIF8".utf8)) }
+    static func isTIFF(_ d: Data) -> Bool {
+        d.starts(with: [0x49, 0x49, 0x2A, 0x00]) || d.starts(with: [0x4D, 0x4D, 0x00, 0x2A])
+    }
     /// An ISO-BMFF `ftyp` box first, whose major brand is `avif` or `avis`.
     static func isAVIF(_ d: Data) -> Bool {
         guard d.count >= 12, d.subdata(in: 4..<8) == Data("ftyp".utf8) else { return false }

@@ -79,7 +79,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         let src = jobs[0].request.sourceText
         switch source {
         case .file(let local):
-            if let failure = LocalFileCheck.failure(path: local, src: src) { return .failure(failure) }
+            if let failure = LocalFileCheck.failure(path: local, src: src,
+                                                    maxBytes: decoder.limits.maxInputBytes) {
+                return .failure(failure)
+            }
             let digest = cached?.cache.files.digest(of: local)
             return .success(SourceBytes(path: local, digest: digest, origin: .local, verified: true, file: nil))
         case .remote:
@@ -103,10 +106,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         }
     }
 
-    /// Decodes once per group of jobs whose shrink-on-load agrees (usually one group), so that
-    /// no row's pixels depend on which other rows shared the decode. The file is opened once:
-    /// at most one group (the one that loads at full size) reads the opened image itself; the
-    /// others load again with their shrink factor.
+    /// Decodes once per group of jobs whose shrink-on-load (and wish for every frame)
+    /// agrees, usually one group, so that no row's pixels depend on which other rows shared
+    /// the decode. The file is opened once: at most one group (the one that loads at full
+    /// size) reads the opened image itself; the others load again with their own settings.
     private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
                                 keepAlive: DownloadedFile?) {
         let opened: SourceDecoder.OpenedSource
@@ -117,30 +120,66 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             return outcome.withLock { $0 = .failure(failure) }
         }
         let header = opened.header
-        func scale(_ job: Job) -> Double {
-            ThumbnailGeometry(sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight,
-                              spec: job.request.spec).requiredScale
+        var plans: [ObjectIdentifier: ThumbnailGeometry] = [:]
+        var accepted: [Job] = []
+        for job in jobs {
+            let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth,
+                                         sourceHeight: header.orientedHeight, spec: job.request.spec)
+            if let failure = outputSizeFailure(plan, job: job) {
+                outcomes.withLock { $0[ObjectIdentifier(job)] = .failure(failure) }
+            } else {
+                plans[ObjectIdentifier(job)] = plan
+                accepted.append(job)
+            }
         }
-        let groups = Dictionary(grouping: jobs) {
-            ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0))
+        func scale(_ job: Job) -> Double { plans[ObjectIdentifier(job)]?.requiredScale ?? 1 }
+        func allFrames(_ job: Job) -> Bool {
+            let request = job.request
+            return request.spec.animated && SourceDecoder.canAnimate(header)
+                && FormatResolver.resolve(request.spec.format, outTemplate: request.outTemplate,
+                                          source: header.format).canAnimate
         }
-        for group in groups.values {
+        let groups = Dictionary(grouping: accepted) {
+            DecodeKey(scale: ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0)),
+                      allFrames: allFrames($0))
+        }
+        for (key, group) in groups {
             let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
-                                digest: digest, keepAlive: keepAlive)
+                                allFrames: key.allFrames, digest: digest, keepAlive: keepAlive)
             outcomes.withLock { outcomes in
                 for job in group { outcomes[ObjectIdentifier(job)] = result }
             }
         }
     }
 
+    /// What decodes alike: the loader's shrink and whether every frame is loaded.
+    private struct DecodeKey: Hashable {
+        var scale: Double
+        var allFrames: Bool
+    }
+
+    /// The failure of a job whose output would be wider or taller than `--max-output-size`.
+    private func outputSizeFailure(_ plan: ThumbnailGeometry, job: Job) -> ThumbnailFailure? {
+        let limit = decoder.limits.maxOutputDimension
+        guard plan.canvasWidth > limit || plan.canvasHeight > limit else { return nil }
+        return ThumbnailFailure(.tooLarge, "\(job.request.sourceText): the output would be "
+                                + "\(plan.canvasWidth)×\(plan.canvasHeight), over the limit of "
+                                + "\(limit) pixels a side (--max-output-size)")
+    }
+
     private func decode(_ opened: SourceDecoder.OpenedSource, for jobs: [Job], scale: Double,
-                        digest: String?, keepAlive: DownloadedFile?) -> Result<DecodedImage, ThumbnailFailure> {
+                        allFrames: Bool, digest: String?, keepAlive: DownloadedFile?)
+        -> Result<DecodedImage, ThumbnailFailure>
+    {
         do {
-            let header = opened.header
-            var decoded = try decoder.decode(opened, requiredScale: scale)
+            var decoded = try decoder.decode(opened, requiredScale: scale, allFrames: allFrames)
             if jobs.count > 1 {
-                decoded = DecodedImage(image: try decoded.image.copiedToMemory(), header: header,
-                                       isInMemory: true)
+                let lazy = decoded.image
+                let pixels = try EvaluationDeadline.run("decode", image: lazy, seconds: decoder.limits.seconds) {
+                    () throws(ImagingError) -> VipsImageRef in try lazy.copiedToMemory()
+                }
+                decoded = DecodedImage(image: pixels, header: opened.header, frames: decoded.frames,
+                                       isInMemory: true, path: decoded.path)
             }
             decoded.keepAlive = keepAlive
             decoded.sourceDigest = digest
@@ -165,8 +204,8 @@ struct SourceBytes {
 
 /// Checks a local source before libvips sees it, for errors that name the real problem.
 enum LocalFileCheck {
-    /// The failure for `path`, or nil when it is a readable regular file.
-    static func failure(path: String, src: String) -> ThumbnailFailure? {
+    /// The failure for `path`, or nil when it is a readable regular file of at most `maxBytes`.
+    static func failure(path: String, src: String, maxBytes: Int64) -> ThumbnailFailure? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             return ThumbnailFailure(.sourceNotFound, "\(src): no such file (\(path))")
@@ -179,6 +218,10 @@ enum LocalFileCheck {
         }
         guard info.st_size > 0 else {
             return ThumbnailFailure(.unsupportedFormat, "\(src): the file is empty")
+        }
+        guard Int64(info.st_size) <= maxBytes else {
+            return ThumbnailFailure(.tooLarge, "\(src): \(info.st_size) bytes is over the limit of "
+                                    + "\(maxBytes) (--max-bytes)")
         }
         return nil
     }

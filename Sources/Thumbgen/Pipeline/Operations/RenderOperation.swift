@@ -55,9 +55,16 @@ final class RenderOperation: Operation, @unchecked Sendable {
             defer { job.record(\.render, since: start) }
             let format = FormatResolver.resolve(request.spec.format, outTemplate: request.outTemplate,
                                                 source: decoded.header.format)
-            guard format.isWritable else {
-                return job.fail(ThumbnailFailure(
-                    .notSupported, "\(request.sourceText): writing \(format.rawValue) is not supported yet"))
+            if PassThrough.applies(decoded.header, spec: request.spec, format: format),
+               let path = decoded.path {
+                // The bytes go out as they are, so they must decode cleanly first.
+                if !decoded.isInMemory, let error = decode.decoder.decodeError(path: path) {
+                    return job.fail(.imaging(error, src: request.sourceText, stage: .decodeFailed))
+                }
+                if let data = PassThrough.bytes(of: path, format: format) {
+                    return finish(data, width: decoded.header.orientedWidth,
+                                  height: decoded.header.orientedHeight, format: format, decoded: decoded)
+                }
             }
             do {
                 let image = try renderer.render(decoded, spec: request.spec, format: format)
@@ -66,19 +73,29 @@ final class RenderOperation: Operation, @unchecked Sendable {
                     return $0.abandoned
                 }
                 if abandoned { image.kill() }
-                let data = try encoder.encode(image, as: format, quality: request.spec.quality)
-                state.withLock { $0.image = nil }
-                let digest = ContentDigest.of(data)
-                state.withLock {
-                    $0.encoded = Encoded(
-                        data: data, width: image.width, height: image.height, format: format,
-                        sha256: digest,
-                        cacheKey: decoded.sourceDigest.map { OutputKey.make(sourceDigest: $0, request: request) })
+                let data = try EvaluationDeadline.run("encode", image: image, seconds: decode.decoder.limits.seconds) {
+                    () throws(ImagingError) -> Data in
+                    try encoder.encode(image, as: format, quality: request.spec.quality,
+                                       options: request.spec.encoding)
                 }
+                state.withLock { $0.image = nil }
+                finish(data, width: image.width, height: image.pageHeight, format: format, decoded: decoded)
             } catch {
                 state.withLock { $0.image = nil }
                 job.fail(failure(after: error, decoded: decoded))
             }
+        }
+    }
+
+    private func finish(_ data: Data, width: Int, height: Int, format: OutputFormat,
+                        decoded: DecodedImage) {
+        let digest = ContentDigest.of(data)
+        let request = job.request
+        state.withLock {
+            $0.encoded = Encoded(
+                data: data, width: width, height: height, format: format, sha256: digest,
+                cacheKey: decoded.sourceDigest.map { OutputKey.make(
+                    sourceDigest: $0, request: request, strictness: decode.decoder.limits.strictness) })
         }
     }
 }
@@ -89,6 +106,7 @@ extension RenderOperation {
     func failure(after error: ImagingError, decoded: DecodedImage) -> ThumbnailFailure {
         let src = job.request.sourceText
         if state.withLock({ $0.abandoned }) { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
+        if case .timedOut = error { return .imaging(error, src: src, stage: .encodeFailed) }
         if !decoded.isInMemory, let path = decoded.path,
            let decodeError = decode.decoder.decodeError(path: path) {
             return .imaging(decodeError, src: src, stage: .decodeFailed)
@@ -97,14 +115,14 @@ extension RenderOperation {
     }
 }
 
-/// Decides `format=auto`: the `out` template's extension, else the source's format where
-/// thumbgen can write it, else JPEG.
+/// Decides `format=auto`: the `out` template's extension, else the source's format, else JPEG
+/// (for a source whose format has no name here, such as one an `--enable-loader` opened).
 enum FormatResolver {
     static func resolve(_ choice: FormatChoice, outTemplate: String, source: OutputFormat?) -> OutputFormat {
         if case .fixed(let format) = choice { return format }
         let ext = (outTemplate as NSString).pathExtension
         if !ext.contains("{"), let format = OutputFormat(fileExtension: ext) { return format }
-        if let source, source.isWritable { return source }
+        if let source { return source }
         return .jpeg
     }
 }
