@@ -27,7 +27,7 @@ struct LimitOptions: ParsableArguments {
             throw ValidationError("--max-pixels, --max-frames and --max-output-size must be positive")
         }
         for loader in extraLoaders where !VipsRuntime.loaderExists(loader) {
-            throw ValidationError("--enable-loader \(loader): libvips has no such loader (try `thumbgen doctor`)")
+            throw ValidationError("--enable-loader \(loader): libvips has no such loader (`thumbgen doctor` lists them)")
         }
     }
 

@@ -108,6 +108,24 @@ struct ImageLimitsTests {
                 "\(image.pixel(image.width / 2, image.height - 1))")
     }
 
+    @Test("PNGs declaring 1 GiB metadata chunks in 57 bytes fail before libpng allocates them",
+          .enabled(if: TestPaths.hasCorpora, "needs ../shared/corpora"))
+    func hugeChunks() async throws {
+        let space = try Workspace()
+        let chunks = ["iCCP", "tEXt", "zTXt", "iTXt", "eXIf", "pCAL", "sPLT", "juNK_unsafe_to_copy"]
+        let rows = try chunks.map {
+            [try Self.corpus("libpng/contrib/testpngs/crashers/huge_\($0.count == 4 ? "\($0)_chunk" : $0).png"), "\($0).png"]
+        }
+        let run = try await space.run(manifest: CSV.manifest(["src", "out"], rows), ["--size", "32"])
+        let report = try #require(run.report)
+        for (index, chunk) in chunks.enumerated() {
+            let row = try #require(report.row(index + 2))
+            #expect(row.error?.code == "decode_failed", "\(chunk): \(String(describing: row.error))")
+            #expect(row.error?.message.contains("declares 1073741823 bytes") == true, "\(chunk)")
+        }
+        #expect(space.outputFiles.isEmpty)
+    }
+
     @Test("Stray bytes before a JPEG marker pass by default and fail with --decode-strictness warning",
           .enabled(if: TestPaths.hasCorpora, "needs ../shared/corpora"))
     func warningStrictness() async throws {

@@ -130,6 +130,9 @@ struct SourceDecoder: Sendable {
             vips_error_clear()
             throw .unsupportedFormat(path: path)
         }
+        if loader.hasPrefix("VipsForeignLoadPng"), let problem = PNGPreflight.problem(path: path) {
+            throw .libvips(operation: "pngload", message: problem)
+        }
         guard let pointer = tg_load_file(path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
                                          Int32(failOn.rawValue)) else {
             throw .libvips(operation: "load", message: VipsErrorBuffer.take())
