@@ -22,7 +22,7 @@ enum JPEGMetadata {
         var sawFrame = false, sawScan = false
         while true {
             guard offset < bytes.count, bytes[offset] == 0xFF else { return nil }
-            // Any number of 0xFF may pad a marker (B.1.1.2); the padding is dropped.
+            // Any number of 0xFF may pad a marker (T.81 B.1.1.2); the padding is dropped.
             while offset < bytes.count, bytes[offset] == 0xFF { offset += 1 }
             guard offset < bytes.count else { return nil }
             let marker = bytes[offset]

@@ -46,6 +46,7 @@ enum PNGMetadata {
         return nil
     }
 
+    /// Chunk types are four ASCII letters (PNG 5.4); anything else is not a PNG chunk.
     private static func isASCIILetter(_ byte: UInt8) -> Bool {
         (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
