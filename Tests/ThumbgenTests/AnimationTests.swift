@@ -50,8 +50,9 @@ struct AnimationTests {
     func webp() async throws {
         let space = try Workspace()
         let anim = try Self.corpus("image-rs/tests/images/webp/extended_images/anim.webp")  // 200×200, 6 frames
-        let rows = [[anim, "a.gif", "inside"], [anim, "b.webp", "cover"], [anim, "c.gif", "cover"]]
-        let run = try await space.run(manifest: CSV.manifest(["src", "out", "fit"], rows),
+        let rows = [[anim, "a.gif", "inside", ""], [anim, "b.webp", "cover", ""], [anim, "c.gif", "cover", ""],
+                    [anim, "d.gif", "inside", "0.5,0,0.5,0.5"]]
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "fit", "crop"], rows),
                                       ["--size", "64x32", "--animated"])
         #expect(run.status == 0, "\(run.result.stderr)")
         let a = try ImageFacts.read(space.output("a.gif"))
@@ -60,6 +61,9 @@ struct AnimationTests {
         #expect(b.frames > 1 && b.width == 64 && b.height == 32, "\(b)")
         let c = try ImageFacts.read(space.output("c.gif"))
         #expect(c.frames == 6 && c.width == 64 && c.height == 32, "\(c)")
+        // The crop is cut from each frame alike: the top-right quarter, 100×100, then scaled.
+        let d = try ImageFacts.read(space.output("d.gif"))
+        #expect(d.frames == 6 && d.width == 32 && d.height == 32, "\(d)")
     }
 
     @Test("--max-frames caps the frames a row may keep; the first frame is always allowed")

@@ -10,45 +10,42 @@ struct ThumbnailRenderer: Sendable {
     {
         // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
         try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-            let plan = ThumbnailGeometry(sourceWidth: decoded.header.orientedWidth,
-                                         sourceHeight: decoded.header.orientedHeight, spec: spec)
-            guard decoded.frames > 1 else {
-                return try build(decoded.image, decoded, plan: plan, spec: spec, format: format,
-                                 smartCrop: true)
-            }
-            // An animation: every frame goes through the same steps, then they are stacked
-            // again. Smart crop is off, so that the crop does not jump between frames.
-            let height = decoded.frameHeight
-            var frames: [VipsImageRef] = []
-            for index in 0..<decoded.frames {
-                let frame = try decoded.image.extractArea(x: 0, y: index * height,
-                                                          width: decoded.image.width, height: height)
-                frames.append(try build(frame, decoded, plan: plan, spec: spec, format: format,
-                                        smartCrop: false))
-            }
-            return try VipsImageRef.animation(frames: frames)
+            try build(decoded, spec: spec, format: format)
         }
     }
 
-    private func build(_ input: VipsImageRef, _ decoded: DecodedImage, plan: ThumbnailGeometry,
-                       spec: ThumbnailSpec, format: OutputFormat, smartCrop: Bool)
+    /// The steps run once over the whole image; for an animation (frames stacked top to
+    /// bottom) only cutting and placing go frame by frame, while resampling and colour run
+    /// once over the stack, as `vips_thumbnail` does: 400 resamplers would cost 15 times the
+    /// memory of one (measured: 731 MB against 52 MB for 400 frames of 400×300).
+    private func build(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
         throws(ImagingError) -> VipsImageRef
     {
-        var image = input
+        let header = decoded.header, frames = decoded.frames
+        let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth,
+                                     sourceHeight: header.orientedHeight, spec: spec)
+        var image = decoded.image
+        let frameWidth = image.width, frameHeight = decoded.frameHeight
 
         // 1. The region, in working pixels (the decoded image may be shrunk on load).
-        let x = clamp(Int((plan.regionX * decoded.scaleX).rounded()), 0, image.width - 1)
-        let y = clamp(Int((plan.regionY * decoded.scaleY).rounded()), 0, image.height - 1)
-        let w = clamp(Int((plan.regionWidth * decoded.scaleX).rounded()), 1, image.width - x)
-        let h = clamp(Int((plan.regionHeight * decoded.scaleY).rounded()), 1, image.height - y)
-        if x != 0 || y != 0 || w != image.width || h != image.height {
-            image = try image.extractArea(x: x, y: y, width: w, height: h)
+        let x = clamp(Int((plan.regionX * decoded.scaleX).rounded()), 0, frameWidth - 1)
+        let y = clamp(Int((plan.regionY * decoded.scaleY).rounded()), 0, frameHeight - 1)
+        let w = clamp(Int((plan.regionWidth * decoded.scaleX).rounded()), 1, frameWidth - x)
+        let h = clamp(Int((plan.regionHeight * decoded.scaleY).rounded()), 1, frameHeight - y)
+        if x != 0 || y != 0 || w != frameWidth || h != frameHeight {
+            image = try eachFrame(of: image, frames: frames) { frame throws(ImagingError) in
+                try frame.extractArea(x: x, y: y, width: w, height: h)
+            }
         }
 
         // 2. Resample, premultiplied so that transparent pixels do not bleed their colour.
         if plan.scaledWidth != w || plan.scaledHeight != h {
-            image = try resample(image, toWidth: plan.scaledWidth, height: plan.scaledHeight,
+            image = try resample(image, toWidth: plan.scaledWidth, height: plan.scaledHeight * frames,
                                  kernel: spec.kernel.vipsKernel)
+            guard image.height == plan.scaledHeight * frames else {
+                throw .libvips(operation: "resize", message: "\(frames) frames came out "
+                               + "\(image.height) rows high, not \(plan.scaledHeight * frames)")
+            }
         }
 
         // 3. Colour after resampling: fewer pixels go through the (slow) profile transform.
@@ -66,19 +63,40 @@ struct ThumbnailRenderer: Sendable {
         }
 
         // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
-        // a smart gravity crops where libvips finds the most attention or entropy.
-        let cropsOnly = plan.canvasWidth <= image.width && plan.canvasHeight <= image.height
-        let resized = plan.canvasWidth != image.width || plan.canvasHeight != image.height
-        if smartCrop, cropsOnly, resized, let interesting = spec.gravity.interesting {
+        // a smart gravity crops where libvips finds the most attention or entropy (on a still
+        // image only: on an animation the crop would jump from frame to frame).
+        let scaledHeight = image.height / frames
+        let cropsOnly = plan.canvasWidth <= image.width && plan.canvasHeight <= scaledHeight
+        let resized = plan.canvasWidth != image.width || plan.canvasHeight != scaledHeight
+        if frames == 1, cropsOnly, resized, let interesting = spec.gravity.interesting {
             image = try image.smartCropped(to: plan.canvasWidth, plan.canvasHeight,
                                            interesting: interesting)
         } else if resized {
             var background = spec.background.colour(grey: grey)
             if image.hasAlpha { background.append(Double(spec.background.alpha)) }
-            image = try image.placed(on: plan.canvasWidth, plan.canvasHeight,
-                                     at: spec.gravity.compassDirection, background: background)
+            image = try eachFrame(of: image, frames: frames) { frame throws(ImagingError) in
+                try frame.placed(on: plan.canvasWidth, plan.canvasHeight,
+                                 at: spec.gravity.compassDirection, background: background)
+            }
         }
-        return image
+        // The savers tell frames apart by `page-height`, which still holds the source's.
+        return frames > 1 ? try image.withPageHeight(plan.canvasHeight) : image
+    }
+
+    /// `body` applied to each of the `frames` frames stacked in `image`, stacked again (the
+    /// image itself when there is one frame).
+    private func eachFrame(of image: VipsImageRef, frames: Int,
+                           _ body: (VipsImageRef) throws(ImagingError) -> VipsImageRef)
+        throws(ImagingError) -> VipsImageRef
+    {
+        guard frames > 1 else { return try body(image) }
+        let height = image.height / frames
+        var results: [VipsImageRef] = []
+        for index in 0..<frames {
+            results.append(try body(image.extractArea(x: 0, y: index * height, width: image.width,
+                                                      height: height)))
+        }
+        return try VipsImageRef.animation(frames: results)
     }
 
     private func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,

@@ -124,8 +124,13 @@ extension VipsImageRef {
         let joined = try make("arrayjoin") { out in
             tg_arrayjoin_vertical(&pointers, out, Int32(pointers.count))
         }
-        let copy = try make("copy") { tg_copy(joined.pointer, $0) }
-        tg_set_int(copy.pointer, "page-height", Int32(first.height))
+        return try joined.withPageHeight(first.height)
+    }
+
+    /// The same pixels, marked as frames of `height` rows each.
+    func withPageHeight(_ height: Int) throws(ImagingError) -> VipsImageRef {
+        let copy = try Self.make("copy") { tg_copy(pointer, $0) }
+        tg_set_int(copy.pointer, "page-height", Int32(height))
         return copy
     }
 

@@ -143,9 +143,14 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             DecodeKey(scale: ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0)),
                       allFrames: allFrames($0))
         }
-        for (key, group) in groups {
+        // Every frame of an animation held in memory for sharing would cost frames × width ×
+        // height × bands bytes (192 MB for 400 frames of 400×300); decoding it again per row
+        // streams in constant memory, and GIF and WebP decode fast.
+        let shares = groups.flatMap { key, group in key.allFrames ? group.map { [$0] } : [group] }
+        for group in shares {
+            let allFrames = allFrames(group[0])
             let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
-                                allFrames: key.allFrames, digest: digest, keepAlive: keepAlive)
+                                allFrames: allFrames, digest: digest, keepAlive: keepAlive)
             outcomes.withLock { outcomes in
                 for job in group { outcomes[ObjectIdentifier(job)] = result }
             }
