@@ -123,6 +123,7 @@ struct SourceDecoder: Sendable {
     }
 
     private func openImage(path: String) throws(ImagingError) -> VipsImageRef {
+        VipsErrorBuffer.clear()
         // find_load names the loader that sniffed the content even when that loader is
         // blocked, so the enabled list is checked here to give the right error.
         guard let loader = vips_foreign_find_load(path).map({ String(cString: $0) }),
