@@ -14,6 +14,8 @@ struct ManifestRunner {
     var manifest: String
     var jsonLines: Bool
     var report: String?
+    /// The `--html` contact sheet's path.
+    var html: String?
     var quiet: Bool
     var failOn: FailOn
     var defaults: ColumnDefaults
@@ -37,11 +39,21 @@ struct ManifestRunner {
         } catch {
             throw fail("\(report ?? ""): cannot write the report", ExitStatus.unwritable)
         }
+        let sheet: ContactSheet?
+        do {
+            sheet = try html.map {
+                try ContactSheet(destination: URL(fileURLWithPath: $0),
+                                 outputDirectory: configuration.outputDirectory ?? URL(fileURLWithPath: "."))
+            }
+        } catch {
+            throw fail("\(html ?? ""): cannot write the contact sheet", ExitStatus.unwritable)
+        }
         let quiet = self.quiet
         let recorder = RunRecorder(report: stream) { result in
             if !quiet, result.status == .failed, let error = result.error {
                 printError("row \(result.row): \(error.message)")
             }
+            sheet?.add(result)
         }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
         let pipeline: Pipeline
@@ -71,6 +83,11 @@ struct ManifestRunner {
             summary = try recorder.finish(seconds: seconds)
         } catch {
             throw fail("\(report ?? ""): cannot write the report", ExitStatus.unwritable)
+        }
+        do {
+            try sheet?.finish(summary: summary)
+        } catch {
+            throw fail("\(html ?? ""): cannot write the contact sheet", ExitStatus.unwritable)
         }
         if !quiet { printError(summary.line) }
         if let cache = configuration.cache, trap.receivedSignal == nil {

@@ -7,6 +7,9 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Write a JSON report with one record per row to this file.")
     var report: String?
 
+    @Option(help: "Write an HTML contact sheet of every output (failures with their reason) to this file.")
+    var html: String?
+
     @Option(help: "Images processed at once (default: the number of cores).")
     var jobs: Int?
 
@@ -53,7 +56,7 @@ struct RunOptions: ParsableArguments {
     /// The runner for `manifest` with these options.
     func runner(manifest: String, defaults: ColumnDefaults, formats: FormatOptions,
                 command: String) -> ManifestRunner {
-        ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, quiet: quiet,
+        ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, html: html, quiet: quiet,
                        failOn: failOn, defaults: defaults, encoding: formats.encoding,
                        command: command)
     }

@@ -37,6 +37,7 @@ struct WarmCommand: ParsableCommand {
 
     func validate() throws {
         if cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
+        if options.html != nil { throw ValidationError("warm writes no outputs to show; use --html with render") }
     }
 
     func run() throws {
