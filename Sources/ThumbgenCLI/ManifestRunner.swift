@@ -16,7 +16,13 @@ struct ManifestRunner {
     var report: String?
     /// The `--html` contact sheet's path.
     var html: String?
+    /// The `--events` log's path (`-`: standard output).
+    var events: String?
     var quiet: Bool
+    /// `-v`: a line for every row.
+    var verbose: Bool
+    /// How progress is shown.
+    var progress: ProgressDisplay.Style
     var failOn: FailOn
     var defaults: ColumnDefaults
     /// Per-format encoder settings for every row.
@@ -33,28 +39,11 @@ struct ManifestRunner {
         } catch {
             throw fail(error.description, ExitStatus.unusable)
         }
-        let stream: ReportStream?
-        do {
-            stream = try report.map { try ReportStream(destination: URL(fileURLWithPath: $0)) }
-        } catch {
-            throw fail("\(report ?? ""): cannot write the report", ExitStatus.unwritable)
-        }
-        let sheet: ContactSheet?
-        do {
-            sheet = try html.map {
-                try ContactSheet(destination: URL(fileURLWithPath: $0),
-                                 outputDirectory: configuration.outputDirectory ?? URL(fileURLWithPath: "."))
-            }
-        } catch {
-            throw fail("\(html ?? ""): cannot write the contact sheet", ExitStatus.unwritable)
-        }
-        let quiet = self.quiet
-        let recorder = RunRecorder(report: stream) { result in
-            if !quiet, result.status == .failed, let error = result.error {
-                printError("row \(result.row): \(error.message)")
-            }
-            sheet?.add(result)
-        }
+        let outputs = try RunOutputs(self, outputDirectory: configuration.outputDirectory, started: started)
+        let recorder = outputs.recorder
+        if !jsonLines && manifest != "-" { countRows(into: outputs.progress) }
+        var configuration = configuration
+        if let events = outputs.events { configuration.onEvent = { events.log($0) } }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
         let pipeline: Pipeline
         do {
@@ -78,17 +67,7 @@ struct ManifestRunner {
 
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let summary: RunSummary
-        do {
-            summary = try recorder.finish(seconds: seconds)
-        } catch {
-            throw fail("\(report ?? ""): cannot write the report", ExitStatus.unwritable)
-        }
-        do {
-            try sheet?.finish(summary: summary)
-        } catch {
-            throw fail("\(html ?? ""): cannot write the contact sheet", ExitStatus.unwritable)
-        }
+        let summary = try outputs.finish(seconds: seconds, reportPath: report)
         if !quiet { printError(summary.line) }
         if let cache = configuration.cache, trap.receivedSignal == nil {
             RunLog(cache: cache).append(summary, command: command)
@@ -101,6 +80,22 @@ struct ManifestRunner {
         }
         if let manifestError { throw fail(manifestError.description, ExitStatus.unusable) }
         if summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
+    }
+
+    /// Counts the manifest's rows on a thread of its own, so that the progress line can show a
+    /// total and a time left while the run reads the same file.
+    private func countRows(into progress: ProgressDisplay) {
+        guard progress.isShown else { return }
+        let path = manifest
+        Thread.detachNewThread {
+            guard let reader = try? ManifestReader(path: path) else { return }
+            var count = 0
+            while let entry = try? reader.next() {
+                _ = entry
+                count += 1
+            }
+            progress.setTotal(count)
+        }
     }
 
     private func fail(_ message: String, _ status: ExitCode) -> ExitCode {

@@ -22,8 +22,22 @@ struct RunOptions: ParsableArguments {
     @Flag(help: "Read standard input as JSON Lines rather than CSV.")
     var jsonLines = false
 
-    @Flag(name: .shortAndLong, help: "Print nothing but errors that stop the whole run (not each failed row, nor the summary).")
+    @Flag(name: .shortAndLong, help: "Print nothing but errors that stop the whole run (not each failed row, nor the summary, nor progress).")
     var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Also print a line for every row that succeeds.")
+    var verbose = false
+
+    /// When the progress line is shown.
+    enum Progress: String, ExpressibleByArgument, CaseIterable {
+        case auto, always, never
+    }
+
+    @Option(help: "Progress on standard error: auto (a line redrawn on a terminal, a plain line every 5 s elsewhere; off with -q), always, or never.")
+    var progress: Progress = .auto
+
+    @Option(help: "Write one JSON line per row event (started, loaded, written, unchanged, failed, cancelled) to this file as it happens; - for standard output.")
+    var events: String?
 
     func validate() throws {
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
@@ -56,7 +70,9 @@ struct RunOptions: ParsableArguments {
     /// The runner for `manifest` with these options.
     func runner(manifest: String, defaults: ColumnDefaults, formats: FormatOptions,
                 command: String) -> ManifestRunner {
-        ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, html: html, quiet: quiet,
+        ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, html: html,
+                       events: events, quiet: quiet, verbose: verbose,
+                       progress: ProgressDisplay.style(progress, quiet: quiet),
                        failOn: failOn, defaults: defaults, encoding: formats.encoding,
                        command: command)
     }

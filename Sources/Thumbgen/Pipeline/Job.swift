@@ -9,6 +9,7 @@ final class Job: Sendable {
     let reporting: CacheReporting
     private let state = Mutex(State())
     private let onFinish: @Sendable (Job, RowResult) -> Void
+    private let onEvent: (@Sendable (PipelineEvent) -> Void)?
 
     private struct State {
         var result: RowResult?
@@ -18,14 +19,23 @@ final class Job: Sendable {
         var sourceDigest: String?
         var origin: SourceOrigin?
         var outputFromCache = false
+        var source: RowResult.SourceInfo?
     }
 
     /// A job for `request`; `onFinish` receives its result once, whatever happens.
     init(request: ThumbnailRequest, reporting: CacheReporting = .none,
+         onEvent: (@Sendable (PipelineEvent) -> Void)? = nil,
          onFinish: @escaping @Sendable (Job, RowResult) -> Void) {
         self.request = request
         self.reporting = reporting
+        self.onEvent = onEvent
         self.onFinish = onFinish
+    }
+
+    /// Records what the source is, once its header is read, and reports the load.
+    func loaded(_ source: RowResult.SourceInfo) {
+        state.withLock { $0.source = source }
+        onEvent?(.loaded(request, source))
     }
 
     /// Records where the source's bytes came from, and their digest when known.
@@ -69,6 +79,7 @@ final class Job: Sendable {
             var result = result
             if state.times != RowResult.StageTimes() { result.ms = state.times }
             result.http = result.http ?? state.http
+            result.source = result.source ?? state.source
             reporting.annotate(&result, origin: state.origin, digest: state.sourceDigest,
                                fromCache: state.outputFromCache)
             state.result = result

@@ -98,6 +98,7 @@ public final class Pipeline: Sendable {
     /// on into the pipeline from there.
     public func submit(_ request: ThumbnailRequest) {
         admit()
+        configuration.onEvent?(.started(request))
         guard let cached, !isCancelled else { return enqueue(request) }
         checking.enter()
         cacheChecks.async { [self] in
@@ -122,7 +123,8 @@ public final class Pipeline: Sendable {
     /// Makes an admitted row's job and operations, sharing its source's task when one is open.
     private func enqueue(_ request: ThumbnailRequest) {
         if case .remote = request.source { widenForDownloads() }
-        let job = Job(request: request, reporting: reporting) { [weak self] job, result in
+        let job = Job(request: request, reporting: reporting, onEvent: configuration.onEvent) {
+            [weak self] job, result in
             guard let self else { return }
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
             self.gate.leave()

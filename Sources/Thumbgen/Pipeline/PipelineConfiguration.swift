@@ -24,6 +24,9 @@ public struct PipelineConfiguration: Sendable {
     public var fetch = FetchPolicy()
     /// What one image may cost: pixels, frames, output size, bytes, time, damage.
     public var limits = ImagingLimits()
+    /// Sees each row start and its source load, from any thread (`--events`); results go to
+    /// the pipeline's `onResult`.
+    public var onEvent: (@Sendable (PipelineEvent) -> Void)?
     /// libvips loaders enabled besides the known image formats (`--enable-loader`).
     public var extraLoaders: [String] = []
     /// Extra rows admitted once the manifest names a URL, so that downloads run ahead of the
@@ -36,4 +39,12 @@ public struct PipelineConfiguration: Sendable {
         self.outputDirectory = outputDirectory
         self.maxPendingRows = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
     }
+}
+
+/// Something that happens to a row on its way to a result (the result itself is a `RowResult`).
+public enum PipelineEvent: Sendable {
+    /// The row was admitted into the pipeline.
+    case started(ThumbnailRequest)
+    /// The row's source was opened and its header read.
+    case loaded(ThumbnailRequest, RowResult.SourceInfo)
 }

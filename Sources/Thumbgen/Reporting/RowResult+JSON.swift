@@ -35,10 +35,24 @@ extension RowResult {
         json.add("out", out)
         json.add("row", row)
         json.add("sha256", sha256)
+        if let source { json.addRaw("source", source.jsonRecord) }
         json.add("source_sha256", sourceSHA256)
         json.add("src", src)
         json.add("status", status.rawValue)
         json.add("warm", warm?.rawValue)
+        json.add("width", width)
+        return json.text
+    }
+}
+
+extension RowResult.SourceInfo {
+    /// `{"bytes":…,"format":…,"frames":…,"height":…,"width":…}`.
+    var jsonRecord: String {
+        var json = JSONObjectText()
+        json.add("bytes", Int(bytes))
+        json.add("format", format)
+        json.add("frames", frames)
+        json.add("height", height)
         json.add("width", width)
         return json.text
     }

@@ -92,11 +92,31 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var sourceSHA256: String?
     /// What `thumbgen warm` did (warm runs only).
     public var warm: WarmOutcome?
+    /// What the source was, when it was opened (absent for rows the cache served).
+    public var source: SourceInfo?
+
+    /// A source's size in bytes and what its header said.
+    public struct SourceInfo: Sendable, Equatable, Codable {
+        /// Bytes of the source file (as downloaded, for a URL).
+        public var bytes: Int64
+        /// Width and height of one frame, upright.
+        public var width: Int, height: Int
+        /// The loader's format name: `jpeg`, `png`, `webp`, `gif`, `tiff`, `heif`, `jxl`, ...
+        public var format: String
+        /// Frames in the file.
+        public var frames: Int
+
+        /// Makes a description of a source.
+        public init(bytes: Int64, width: Int, height: Int, format: String, frames: Int) {
+            self.bytes = bytes; self.width = width; self.height = height
+            self.format = format; self.frames = frames
+        }
+    }
 
     private enum CodingKeys: String, CodingKey {
         case row, id, src, status, out, width, height, bytes, sha256, format, error, ms, http, cache
         case sourceSHA256 = "source_sha256"
-        case warm
+        case warm, source
     }
 
     /// A row that failed before any work (bad row, unsupported source).

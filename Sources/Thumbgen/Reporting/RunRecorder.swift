@@ -1,4 +1,15 @@
+import Foundation
 import Synchronization
+
+/// The CPU time this process has used, user and system, in seconds.
+enum ProcessCPU {
+    static var seconds: Double {
+        var usage = rusage()
+        guard getrusage(RUSAGE_SELF.rawValue, &usage) == 0 else { return 0 }
+        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return s(usage.ru_utime) + s(usage.ru_stime)
+    }
+}
 
 /// Receives every row's result from the pipeline's threads: counts it, streams it to the
 /// report (if any), and shows it to an observer (the CLI prints failures).
@@ -50,6 +61,8 @@ public final class RunRecorder: Sendable {
     public func finish(seconds: Double) throws -> RunSummary {
         try state.withLock { state in
             state.summary.seconds = (seconds * 1000).rounded() / 1000
+            state.summary.cpuSeconds = (ProcessCPU.seconds * 1000).rounded() / 1000
+            state.summary.roundTotals()
             if let error = state.reportError { throw error }
             try state.report?.finish(summary: state.summary)
             return state.summary

@@ -16,6 +16,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var errors: [String: Int] = [:]
     /// Wall time of the run in seconds.
     public var seconds: Double = 0
+    /// CPU time of the process (user + system) in seconds.
+    public var cpuSeconds: Double = 0
+    /// Bytes read and written, summed over rows.
+    public var bytes = ByteCounts()
+    /// Milliseconds per stage, summed over rows (stages of rows running at once overlap, so
+    /// the sum can exceed the wall time).
+    public var ms = StageTotals()
     /// Rows by cache outcome (runs with a cache only).
     public var cache: CacheCounts?
     /// Rows by what `thumbgen warm` did (warm runs only).
@@ -31,9 +38,36 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var revalidated = 0
     }
 
+    /// Bytes in and out, summed over rows: a source that several rows share counts for each.
+    public struct ByteCounts: Sendable, Codable, Equatable {
+        /// Source bytes of the rows whose source was opened (not those the cache served).
+        public var `in`: Int64 = 0
+        /// Bytes received from servers.
+        public var downloaded: Int64 = 0
+        /// Output bytes of the rows written or unchanged.
+        public var out: Int64 = 0
+    }
+
+    /// Milliseconds per stage, summed over rows.
+    public struct StageTotals: Sendable, Codable, Equatable {
+        public var download = 0.0, decode = 0.0, render = 0.0, write = 0.0
+    }
+
     /// Rows by what `thumbgen warm` did for them.
     public struct WarmCounts: Sendable, Codable, Equatable {
         public var fresh = 0, revalidated = 0, fetched = 0, rendered = 0, failed = 0
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case rows, written, unchanged, failed, cancelled, errors, seconds, cache, warm, bytes, ms
+        case cpuSeconds = "cpu_seconds"
+    }
+
+    /// Rounds the totals for the report: milliseconds to a tenth.
+    mutating func roundTotals() {
+        func round(_ v: Double) -> Double { (v * 10).rounded() / 10 }
+        ms = StageTotals(download: round(ms.download), decode: round(ms.decode),
+                         render: round(ms.render), write: round(ms.write))
     }
 
     /// An empty summary.
@@ -50,6 +84,15 @@ public struct RunSummary: Sendable, Codable, Equatable {
         }
         if result.status == .failed, let code = result.error?.code {
             errors[code.rawValue, default: 0] += 1
+        }
+        bytes.in += result.source?.bytes ?? 0
+        bytes.downloaded += result.http?.bytes ?? 0
+        bytes.out += Int64(result.bytes ?? 0)
+        if let times = result.ms {
+            ms.download += times.download ?? 0
+            ms.decode += times.decode ?? 0
+            ms.render += times.render ?? 0
+            ms.write += times.write ?? 0
         }
         if let outcome = result.cache {
             var counts = cache ?? CacheCounts()

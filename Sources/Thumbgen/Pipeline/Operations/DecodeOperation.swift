@@ -120,6 +120,11 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             return outcome.withLock { $0 = .failure(failure) }
         }
         let header = opened.header
+        var size = stat()
+        let info = RowResult.SourceInfo(
+            bytes: stat(path, &size) == 0 ? Int64(size.st_size) : 0,
+            width: header.orientedWidth, height: header.orientedHeight,
+            format: header.loader.replacingOccurrences(of: "load", with: ""), frames: header.frames)
         var plans: [ObjectIdentifier: ThumbnailGeometry] = [:]
         var accepted: [Job] = []
         for job in jobs {
@@ -151,6 +156,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             let allFrames = allFrames(group[0])
             let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
                                 allFrames: allFrames, digest: digest, keepAlive: keepAlive)
+            if case .success = result { group.forEach { $0.loaded(info) } }
             outcomes.withLock { outcomes in
                 for job in group { outcomes[ObjectIdentifier(job)] = result }
             }

@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// Writes `--events`: one JSON line per thing that happens to a row, as it happens (the
+/// delegate callbacks of the iOS image views thumbgen descends from: started, loaded, then
+/// written, unchanged, failed or cancelled).
+///
+/// Every line has `event`, `t` (seconds since the run began), `row`, `id` and `src`; `loaded`
+/// adds `source` (bytes, width, height, format, frames); the last event of a row carries the
+/// fields of its report record. Each line is written with one system call, so a reader
+/// following the file (`tail -f`, a pipe) sees whole lines at once.
+public final class EventLog: Sendable {
+    private let handle: Mutex<FileHandle>
+    private let started: ContinuousClock.Instant
+    private let closesHandle: Bool
+
+    /// A log written to `path`, created or emptied; `-` is standard output.
+    public init(path: String, started: ContinuousClock.Instant = .now) throws {
+        if path == "-" {
+            handle = Mutex(FileHandle.standardOutput)
+            closesHandle = false
+        } else {
+            let url = URL(fileURLWithPath: path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
+                                                    withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            }
+            handle = Mutex(try FileHandle(forWritingTo: url))
+            closesHandle = true
+        }
+        self.started = started
+    }
+
+    deinit {
+        if closesHandle { handle.withLock { try? $0.close() } }
+    }
+
+    /// Logs a pipeline event (`started`, `loaded`).
+    public func log(_ event: PipelineEvent) {
+        switch event {
+        case .started(let request):
+            write(head("started", row: request.row, id: request.id, src: request.sourceText) + "}")
+        case .loaded(let request, let source):
+            write(head("loaded", row: request.row, id: request.id, src: request.sourceText)
+                  + ",\"source\":" + source.jsonRecord + "}")
+        }
+    }
+
+    /// Logs a row's result: its status is the event's name.
+    public func log(_ result: RowResult) {
+        // The record is an object already: the event's two fields go in front of its own.
+        let record = result.jsonRecord
+        write("{\"event\":\"\(result.status.rawValue)\",\"t\":\(elapsed)," + record.dropFirst())
+    }
+
+    private func head(_ event: String, row: Int, id: String, src: String) -> String {
+        "{\"event\":\"\(event)\",\"t\":\(elapsed),\"row\":\(row),\"id\":"
+            + JSONObjectText.quoted(id) + ",\"src\":" + JSONObjectText.quoted(src)
+    }
+
+    private var elapsed: String {
+        let time = ContinuousClock.now - started
+        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
+        return String(format: "%.3f", seconds)
+    }
+
+    private func write(_ line: String) {
+        handle.withLock { try? $0.write(contentsOf: Data((line + "\n").utf8)) }
+    }
+}

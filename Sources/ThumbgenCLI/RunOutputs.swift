@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Thumbgen
+
+/// Everything a run tells people and scripts besides the outputs: failed rows and the
+/// summary on standard error, the progress line, the `--report`, `--html` and `--events`
+/// files. Opened before any row runs, so that an unwritable file stops the run at once.
+final class RunOutputs: Sendable {
+    let recorder: RunRecorder
+    let progress: ProgressDisplay
+    let events: EventLog?
+    private let sheet: ContactSheet?
+    private let htmlPath: String?
+
+    /// Opens the files `runner` names; throws the exit status (3) for one that cannot be
+    /// written, after saying which.
+    init(_ runner: ManifestRunner, outputDirectory: URL?, started: ContinuousClock.Instant) throws {
+        func unwritable(_ path: String, _ what: String) -> ExitCode {
+            printError("\(path): cannot write the \(what)")
+            return ExitStatus.unwritable
+        }
+        let stream: ReportStream?
+        do {
+            stream = try runner.report.map { try ReportStream(destination: URL(fileURLWithPath: $0)) }
+        } catch {
+            throw unwritable(runner.report ?? "", "report")
+        }
+        do {
+            sheet = try runner.html.map {
+                try ContactSheet(destination: URL(fileURLWithPath: $0),
+                                 outputDirectory: outputDirectory ?? URL(fileURLWithPath: "."))
+            }
+        } catch {
+            throw unwritable(runner.html ?? "", "contact sheet")
+        }
+        do {
+            events = try runner.events.map { try EventLog(path: $0, started: started) }
+        } catch {
+            throw unwritable(runner.events ?? "", "event log")
+        }
+        htmlPath = runner.html
+        let progress = ProgressDisplay(style: runner.progress)
+        self.progress = progress
+        let (quiet, verbose, sheet, events) = (runner.quiet, runner.verbose, self.sheet, self.events)
+        recorder = RunRecorder(report: stream) { result in
+            progress.count(result)
+            if !quiet, let line = Self.line(for: result, verbose: verbose) { progress.print(line) }
+            sheet?.add(result)
+            events?.log(result)
+        }
+    }
+
+    /// Ends the run's files and the progress line; returns the summary.
+    func finish(seconds: Double, reportPath: String?) throws -> RunSummary {
+        progress.finish()
+        let summary: RunSummary
+        do {
+            summary = try recorder.finish(seconds: seconds)
+        } catch {
+            printError("\(reportPath ?? ""): cannot write the report")
+            throw ExitStatus.unwritable
+        }
+        do {
+            try sheet?.finish(summary: summary)
+        } catch {
+            printError("\(htmlPath ?? ""): cannot write the contact sheet")
+            throw ExitStatus.unwritable
+        }
+        return summary
+    }
+
+    /// What standard error shows for a finished row: failures always (unless quiet), the
+    /// others with `-v`.
+    static func line(for result: RowResult, verbose: Bool) -> String? {
+        if let error = result.error { return "thumbgen: row \(result.row): \(error.message)" }
+        guard verbose else { return nil }
+        var text = "thumbgen: row \(result.row): \(result.status.rawValue)"
+        if let out = result.out { text += " " + out }
+        if let width = result.width, let height = result.height { text += " \(width)x\(height)" }
+        if let bytes = result.bytes { text += " " + ProgressMeter.bytes(Int64(bytes)) }
+        if let cache = result.cache { text += " (cache \(cache.rawValue))" }
+        return text
+    }
+}
