@@ -26,6 +26,12 @@ struct CacheOptions: ParsableArguments {
         cacheDir.map { URL(fileURLWithPath: $0) } ?? ThumbnailCache.defaultDirectory()
     }
 
+    /// Opens the cache for looking only (`--dry-run`): nil with `--no-cache` or when there is
+    /// none yet; nothing is created or marked used.
+    func openToLook() -> ThumbnailCache? {
+        noCache ? nil : ThumbnailCache(lookingAt: directory)
+    }
+
     /// Opens the cache, or nil with `--no-cache`; throws exit status 3 when it is unusable.
     func open() throws -> ThumbnailCache? {
         guard !noCache else { return nil }

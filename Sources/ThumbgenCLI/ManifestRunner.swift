@@ -30,8 +30,8 @@ struct ManifestRunner {
     /// `render` or `warm`, for the cache's run log.
     var command: String
 
-    /// Runs the manifest with `configuration`.
-    func run(_ configuration: PipelineConfiguration) throws {
+    /// Runs the manifest with `configuration`; `dryRun` only plans it.
+    func run(_ configuration: PipelineConfiguration, dryRun: Bool = false) throws {
         let started = ContinuousClock.now
         let reader: ManifestReader
         do {
@@ -45,15 +45,20 @@ struct ManifestRunner {
         var configuration = configuration
         if let events = outputs.events { configuration.onEvent = { events.log($0) } }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
-        let pipeline: Pipeline
-        do {
-            pipeline = try Pipeline(configuration: configuration, onResult: recorder.record)
-        } catch let error as AtomicFileWriter.Failure {
-            throw fail(error.description, ExitStatus.unwritable)
-        } catch {
-            throw fail("\(error)", ExitStatus.unusable)
+        let pipeline: any RowSink
+        if dryRun {
+            pipeline = DryRun(configuration: configuration, onResult: recorder.record)
+        } else {
+            do {
+                pipeline = try Pipeline(configuration: configuration, onResult: recorder.record)
+            } catch let error as AtomicFileWriter.Failure {
+                throw fail(error.description, ExitStatus.unwritable)
+            } catch {
+                throw fail("\(error)", ExitStatus.unusable)
+            }
         }
-        let trap = SignalTrap { pipeline.cancel() }
+        let running = pipeline as? Pipeline
+        let trap = SignalTrap { running?.cancel() }
         var parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
         parser.encoding = encoding
 
@@ -69,7 +74,7 @@ struct ManifestRunner {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let summary = try outputs.finish(seconds: seconds, reportPath: report)
         if !quiet { printError(summary.line) }
-        if let cache = configuration.cache, trap.receivedSignal == nil {
+        if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {
             RunLog(cache: cache).append(summary, command: command)
         }
 

@@ -17,6 +17,9 @@ struct RenderCommand: ParsableCommand {
     @OptionGroup(title: "Run")
     var options: RunOptions
 
+    @Flag(help: "Read and check every row and the cache, and report what a run would write, reuse, render or fetch, touching nothing (no connection, no decode, no file but the --report, --html and --events asked for).")
+    var dryRun = false
+
     @OptionGroup(title: "Cache")
     var cache: CacheOptions
 
@@ -34,7 +37,9 @@ struct RenderCommand: ParsableCommand {
 
     func run() throws {
         let configuration = try options.configuration(
-            outputDirectory: URL(fileURLWithPath: out), fetch: fetch, limits: limits, cache: cache)
-        try options.runner(manifest: manifest, defaults: defaults, formats: formats, command: "render").run(configuration)
+            outputDirectory: URL(fileURLWithPath: out), fetch: fetch, limits: limits, cache: cache,
+            lookOnly: dryRun)
+        try options.runner(manifest: manifest, defaults: defaults, formats: formats, command: "render")
+            .run(configuration, dryRun: dryRun)
     }
 }

@@ -55,14 +55,14 @@ struct RunOptions: ParsableArguments {
     /// A pipeline configuration writing under `outputDirectory` (nil: into the cache only),
     /// with these options, `fetch`, `limits` and `cache` applied; opens the cache.
     func configuration(outputDirectory: URL?, fetch: FetchOptions, limits: LimitOptions,
-                       cache: CacheOptions) throws -> PipelineConfiguration
+                       cache: CacheOptions, lookOnly: Bool = false) throws -> PipelineConfiguration
     {
         var configuration = PipelineConfiguration(outputDirectory: outputDirectory)
         apply(to: &configuration)
         configuration.fetch = fetch.policy
         configuration.limits = limits.limits(fetch: fetch)
         configuration.extraLoaders = limits.extraLoaders
-        configuration.cache = try cache.open()
+        configuration.cache = lookOnly ? cache.openToLook() : try cache.open()
         configuration.offline = cache.offline
         return configuration
     }

@@ -74,7 +74,7 @@ final class RunOutputs: Sendable {
     static func line(for result: RowResult, verbose: Bool) -> String? {
         if let error = result.error { return "thumbgen: row \(result.row): \(error.message)" }
         guard verbose else { return nil }
-        var text = "thumbgen: row \(result.row): \(result.status.rawValue)"
+        var text = "thumbgen: row \(result.row): " + (result.plan.map { "would \($0.rawValue)" } ?? result.status.rawValue)
         if let out = result.out { text += " " + out }
         if let width = result.width, let height = result.height { text += " \(width)x\(height)" }
         if let bytes = result.bytes { text += " " + ProgressMeter.bytes(Int64(bytes)) }

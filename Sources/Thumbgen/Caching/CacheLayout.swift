@@ -25,6 +25,10 @@ struct CacheLayout: Sendable {
     /// `ROOT/v1`: the layout version, so that a later layout can live beside this one.
     let base: String
 
+    /// Whether reading an entry may mark it used (false for `--dry-run`, which touches
+    /// nothing).
+    var marksUse = true
+
     init(root: URL) {
         self.root = root
         self.base = root.path + "/v1"
@@ -74,7 +78,7 @@ struct CacheLayout: Sendable {
         }
         guard bytes.count == size else { return nil }
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        if let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
+        if marksUse, let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
             futimens(fd, nil)
         }
         return (bytes, modified)

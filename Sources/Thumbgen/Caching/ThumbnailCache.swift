@@ -24,16 +24,31 @@ public final class ThumbnailCache: Sendable {
 
     /// Opens (creating it if needed) the cache at `directory`; throws when it cannot be made
     /// or written.
-    public init(directory: URL) throws(CacheError) {
-        self.directory = directory
-        layout = CacheLayout(root: directory)
+    public convenience init(directory: URL) throws(CacheError) {
+        self.init(layout: CacheLayout(root: directory))
+        guard layout.create() else {
+            throw CacheError(description: "\(directory.path): cannot create or write the cache directory")
+        }
+    }
+
+    /// Opens the cache at `directory` for looking only: nothing is created, and reading an
+    /// entry does not mark it used. Nil when there is no cache there.
+    public convenience init?(lookingAt directory: URL) {
+        var layout = CacheLayout(root: directory)
+        layout.marksUse = false
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: layout.base, isDirectory: &isFolder),
+              isFolder.boolValue else { return nil }
+        self.init(layout: layout)
+    }
+
+    private init(layout: CacheLayout) {
+        directory = layout.root
+        self.layout = layout
         blobs = BlobStore(layout: layout)
         outputs = OutputIndex(layout: layout)
         urls = URLIndex(layout: layout)
         files = FileIndex(layout: layout)
-        guard layout.create() else {
-            throw CacheError(description: "\(directory.path): cannot create or write the cache directory")
-        }
     }
 
     /// The default cache directory: `$THUMBGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/thumbgen`,

@@ -1,12 +1,12 @@
 import Foundation
 
-/// Feeds a manifest through a pipeline: every record becomes a job or a failed row.
+/// Feeds a manifest to a pipeline (or a dry run): every record becomes a job or a failed row.
 public enum ManifestRun {
     /// Reads `reader` to the end (or until the pipeline is cancelled), submitting each valid
     /// row and rejecting each bad one, then waits for every row to finish. `willRun` hears
     /// each record's line, in manifest order, before its row starts. A manifest-wide error is
     /// thrown after the rows read before it have finished.
-    public static func run(_ reader: ManifestReader, parser: RowParser, pipeline: Pipeline,
+    public static func run(_ reader: ManifestReader, parser: RowParser, pipeline: some RowSink,
                            willRun: ((Int) -> Void)? = nil) throws(ManifestError) {
         defer { pipeline.waitUntilFinished() }
         while !pipeline.isCancelled, let entry = try reader.next() {

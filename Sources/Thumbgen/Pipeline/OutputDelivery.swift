@@ -17,6 +17,21 @@ struct OutputDelivery: Sendable {
         case bytesMissing
     }
 
+    /// The path under `--out` of the output `record` describes, for `request`: its `out`
+    /// template filled in.
+    static func path(of record: OutputRecord, for request: ThumbnailRequest) -> Result<String, ThumbnailFailure> {
+        let values = OutputPathTemplate.Values(
+            name: request.source.stem, width: record.width, height: record.height,
+            fit: request.spec.fit, ext: record.format.fileExtension,
+            hash8: String(record.sha256.prefix(8)), row: request.row)
+        do {
+            return .success(try OutputPathTemplate.render(request.outTemplate, values))
+        } catch {
+            return .failure(ThumbnailFailure(
+                .outputEscapes, "\(request.sourceText): out '\(request.outTemplate)' \(error.reason)"))
+        }
+    }
+
     /// Delivers the output described by `record` for `request`; `bytes` is asked for the
     /// encoded bytes only if the file must be written. `rendered` says whether the output was
     /// made in this run (a cache-only run reports it `written` into the cache).
@@ -32,16 +47,10 @@ struct OutputDelivery: Sendable {
             result.status = rendered ? .written : .unchanged
             return .done(result)
         }
-        let values = OutputPathTemplate.Values(
-            name: request.source.stem, width: record.width, height: record.height,
-            fit: request.spec.fit, ext: record.format.fileExtension,
-            hash8: String(record.sha256.prefix(8)), row: request.row)
         let path: String
-        do {
-            path = try OutputPathTemplate.render(request.outTemplate, values)
-        } catch {
-            return .failed(ThumbnailFailure(
-                .outputEscapes, "\(request.sourceText): out '\(request.outTemplate)' \(error.reason)"))
+        switch Self.path(of: record, for: request) {
+        case .success(let found): path = found
+        case .failure(let failure): return .failed(failure)
         }
         result.out = path
         do {

@@ -33,6 +33,7 @@ extension RowResult {
             json.addRaw("ms", inner.text)
         }
         json.add("out", out)
+        json.add("plan", plan?.rawValue)
         json.add("row", row)
         json.add("sha256", sha256)
         if let source { json.addRaw("source", source.jsonRecord) }

@@ -4,6 +4,8 @@ public struct RowResult: Sendable, Equatable, Codable {
     /// How a row ended.
     public enum Status: String, Sendable, Codable, CaseIterable {
         case written, unchanged, failed, cancelled
+        /// `--dry-run`: nothing was done; `plan` says what would be.
+        case planned
     }
 
     /// Whether the output came from the cache (DESIGN.md §6).
@@ -94,6 +96,20 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var warm: WarmOutcome?
     /// What the source was, when it was opened (absent for rows the cache served).
     public var source: SourceInfo?
+    /// What a run would do for the row (`--dry-run` only).
+    public var plan: Plan?
+
+    /// What `--dry-run` found a run would do for a row.
+    public enum Plan: String, Sendable, Codable, CaseIterable {
+        /// The file under `--out` already holds the cached output: nothing to do.
+        case keep
+        /// Copy the output from the cache.
+        case reuse
+        /// Decode and render (the source is local, or fetched and fresh in the cache).
+        case render
+        /// Fetch or revalidate the source, then render unless the cache has the output.
+        case fetch
+    }
 
     /// A source's size in bytes and what its header said.
     public struct SourceInfo: Sendable, Equatable, Codable {
@@ -116,7 +132,7 @@ public struct RowResult: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case row, id, src, status, out, width, height, bytes, sha256, format, error, ms, http, cache
         case sourceSHA256 = "source_sha256"
-        case warm, source
+        case warm, source, plan
     }
 
     /// A row that failed before any work (bad row, unsupported source).

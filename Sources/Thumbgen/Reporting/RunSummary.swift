@@ -27,6 +27,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var cache: CacheCounts?
     /// Rows by what `thumbgen warm` did (warm runs only).
     public var warm: WarmCounts?
+    /// Rows by what a run would do (`--dry-run` only).
+    public var plan: PlanCounts?
+
+    /// Rows by what a run would do for them.
+    public struct PlanCounts: Sendable, Codable, Equatable {
+        public var keep = 0, reuse = 0, render = 0, fetch = 0
+    }
 
     /// Rows by cache outcome.
     public struct CacheCounts: Sendable, Codable, Equatable {
@@ -59,7 +66,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case rows, written, unchanged, failed, cancelled, errors, seconds, cache, warm, bytes, ms
+        case rows, written, unchanged, failed, cancelled, errors, seconds, cache, warm, bytes, ms, plan
         case cpuSeconds = "cpu_seconds"
     }
 
@@ -81,6 +88,17 @@ public struct RunSummary: Sendable, Codable, Equatable {
         case .unchanged: unchanged += 1
         case .failed: failed += 1
         case .cancelled: cancelled += 1
+        case .planned: break
+        }
+        if let planned = result.plan {
+            var counts = plan ?? PlanCounts()
+            switch planned {
+            case .keep: counts.keep += 1
+            case .reuse: counts.reuse += 1
+            case .render: counts.render += 1
+            case .fetch: counts.fetch += 1
+            }
+            plan = counts
         }
         if result.status == .failed, let code = result.error?.code {
             errors[code.rawValue, default: 0] += 1
@@ -128,6 +146,11 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var line: String {
         let rate = seconds > 0 ? String(format: " (%.1f rows/s)", Double(rows) / seconds) : ""
         let time = " in \(String(format: "%.2f", seconds)) s\(rate)"
+        if let plan {
+            return "dry run, nothing touched: \(rows) rows: \(plan.keep) already in place, "
+                + "\(plan.reuse) from the cache, \(plan.render) to render, \(plan.fetch) to fetch, "
+                + "\(failed) failing" + time
+        }
         if let warm {
             return "\(rows) rows: \(warm.fresh) fresh, \(warm.revalidated) revalidated, "
                 + "\(warm.fetched) fetched, \(warm.rendered) rendered, \(warm.failed) failed, "
