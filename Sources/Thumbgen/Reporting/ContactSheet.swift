@@ -1,28 +1,123 @@
 import Foundation
 
-/// The `--html` page: every output of a run, failures with their reason, a summary on top.
+/// The `--html` page: every output of a run at display size with its facts, failures as cards
+/// with their reason, a summary with status filters on top. One self-contained file: inline
+/// style and script, nothing fetched from elsewhere.
 ///
-/// (First cut: a plain list; the contact sheet proper replaces it.)
+/// Memory stays constant in the number of rows: each card is streamed, as its row finishes,
+/// to a temporary file beside the page. The summary is known only at the end, so `finish`
+/// writes head, summary, the streamed cards and tail to a second temporary and renames it into
+/// place; a page is never seen half-written, and an interrupted run leaves neither file
+/// (both are in `TemporaryFiles.shared`). Images are not embedded (ten thousand rows would make
+/// a huge page): each `<img>` points at its output by a URL relative to the page's folder.
+/// Cards are in completion order in the file; the page's script sorts them by `data-row`.
 public final class ContactSheet: @unchecked Sendable {
     private let destination: URL
-    private let outputDirectory: URL
-    private var rows: [String] = []
+    private let folder: URL
+    /// The cards so far, in completion order.
+    private let cards: URL
+    private var handle: FileHandle?
+    /// The output folder as a URL relative to the page's folder, ending in `/`.
+    private let outputURL: String
+    /// Cards not yet handed to the file: written in blocks of about 64 KiB.
+    private var pending = Data()
+    /// The first failure to write a card, thrown by `finish` (`add` is called from the
+    /// pipeline's result callback, which cannot throw).
+    private var writeError: Error?
 
-    /// A sheet to be written at `destination`, showing outputs found under `outputDirectory`.
+    /// A sheet to be written at `destination`, showing outputs found under `outputDirectory`;
+    /// the page's folder is created if missing, like `--out`.
     public init(destination: URL, outputDirectory: URL) throws {
         self.destination = destination
-        self.outputDirectory = outputDirectory
+        folder = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        TemporaryName.sweep(folder.path)
+        cards = folder.appendingPathComponent(TemporaryName.make(for: destination.lastPathComponent + ".cards"))
+        guard FileManager.default.createFile(atPath: cards.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        TemporaryFiles.shared.insert(cards.path)
+        do {
+            handle = try FileHandle(forWritingTo: cards)
+        } catch {
+            Self.discard(cards)
+            throw error
+        }
+        outputURL = Self.relativeURL(from: folder, to: outputDirectory)
     }
 
-    /// Adds one finished row; called by one thread at a time.
+    deinit {
+        // Not finished (the run stopped on an error): leave nothing behind.
+        if let handle {
+            try? handle.close()
+            Self.discard(cards)
+        }
+    }
+
+    /// Adds one finished row; called by one thread at a time, in any order.
     public func add(_ result: RowResult) {
-        rows.append("<li>\(result.row) \(result.status.rawValue)</li>")
+        guard writeError == nil else { return }
+        pending.append(contentsOf: Self.card(for: result, outputURL: outputURL).utf8)
+        if pending.count >= 1 << 16 { flush() }
     }
 
     /// Writes the page, with `summary` on top, atomically.
     public func finish(summary: RunSummary) throws {
-        let page = "<!doctype html><meta charset=utf-8><title>thumbgen</title><p>\(summary.line)</p><ul>"
-            + rows.joined() + "</ul>"
-        try Data(page.utf8).write(to: destination, options: .atomic)
+        flush()
+        defer { Self.discard(cards) }
+        let streamed = handle
+        handle = nil
+        try streamed?.close()
+        if let writeError { throw writeError }
+
+        let page = folder.appendingPathComponent(TemporaryName.make(for: destination.lastPathComponent))
+        guard FileManager.default.createFile(atPath: page.path, contents: nil) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        TemporaryFiles.shared.insert(page.path)
+        do {
+            let output = try FileHandle(forWritingTo: page)
+            do {
+                try write(summary: summary, to: output)
+            } catch {
+                try? output.close()
+                throw error
+            }
+            try output.close()
+            guard rename(page.path, destination.path) == 0 else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
+            }
+            TemporaryFiles.shared.remove(page.path)
+        } catch {
+            Self.discard(page)
+            throw error
+        }
+    }
+
+    /// Head and summary, the streamed cards copied a block at a time, then the tail.
+    private func write(summary: RunSummary, to output: FileHandle) throws {
+        try output.write(contentsOf: Data(Self.head(summary: summary).utf8))
+        let input = try FileHandle(forReadingFrom: cards)
+        defer { try? input.close() }
+        while let block = try input.read(upToCount: 1 << 20), !block.isEmpty {
+            try output.write(contentsOf: block)
+        }
+        try output.write(contentsOf: Data(Self.tail.utf8))
+    }
+
+    private func flush() {
+        guard let handle, !pending.isEmpty, writeError == nil else { return }
+        do {
+            try handle.write(contentsOf: pending)
+        } catch {
+            writeError = error
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Removes a temporary file and forgets it.
+    private static func discard(_ file: URL) {
+        unlink(file.path)
+        TemporaryFiles.shared.remove(file.path)
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import Thumbgen
+
+/// The progress line as a person sees it: in a real terminal (tmux), redrawn in place and
+/// then replaced by the summary; with standard error in a file, plain lines and no escape code.
+@Suite("Results: progress")
+struct ProgressTests {
+    static var hasTmux: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
+
+    /// 118 rows over one 1600×1200 source, each at its own width, so that each renders alone
+    /// and the run lasts a few seconds.
+    static func workspace() throws -> (Workspace, URL) {
+        let space = try Workspace("progress")
+        let picture = RawImage(width: 160, height: 120) { x, y in
+            Colour(r: UInt8(x), g: UInt8(y * 2), b: UInt8((x + y) % 256))
+        }
+        _ = try space.folder.write(try picture.scaledPNG(by: 10), to: "big.png")
+        let rows = (0..<118).map { ["big.png", "\($0).jpg", String(200 + $0 * 7)] }
+        let manifest = try space.folder.write(CSV.manifest(["src", "out", "width"], rows), to: "manifest.csv")
+        return (space, manifest)
+    }
+
+    /// Runs `tmux -L socket ARGS` and returns what it printed.
+    ///
+    /// Not through `Process`: the first call starts the tmux server, which keeps every file
+    /// descriptor it inherits, Foundation's own watch on its child included, so `Process` never
+    /// learns that the client exited. A plain `posix_spawn` and `waitpid` do.
+    @discardableResult
+    static func tmux(_ socket: String, _ arguments: [String]) throws -> String {
+        let scratch = try TemporaryDirectory("tmux")
+        let output = scratch.file("out").path
+        func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+        let line = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map(quoted)
+            .joined(separator: " ") + " </dev/null >" + quoted(output) + " 2>/dev/null"
+        let argv = ["/bin/sh", "-c", line]
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ) == 0 else {
+            throw FixtureError("spawning tmux")
+        }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+    }
+
+    @Test("In a terminal the line is redrawn in place, then gives way to a correct summary",
+          .enabled(if: hasTmux, "needs tmux (scripts/setup installs it)"), .timeLimit(.minutes(3)))
+    func terminal() async throws {
+        let (space, manifest) = try Self.workspace()
+        let binary = try #require(TestPaths.thumbgen)
+        let socket = "thumbgen-test-\(UUID().uuidString.prefix(8))"
+        let done = space.folder.file("exit-status")
+        let command = "'\(binary.path)' '\(manifest.path)' --out '\(space.out.path)' --no-cache --jobs 1"
+            + " --report '\(space.reportURL.path)'; echo $? > '\(done.path)'; sleep 5"
+        // The shell waits a little after thumbgen, so that the pane can be read as it ended.
+        try Self.tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
+        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
+
+        var frames: [String] = []
+        let deadline = ContinuousClock.now + .seconds(150)
+        while !FileManager.default.fileExists(atPath: done.path), ContinuousClock.now < deadline {
+            let pane = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
+            if let line = pane.split(separator: "\n").last(where: { $0.contains("/118 rows") }) {
+                if frames.last != String(line) { frames.append(String(line)) }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let final = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
+        #expect(try String(contentsOf: done, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+
+        // Several different states of one line were seen: counts rising, a bar, a rate.
+        #expect(frames.count >= 3, "frames seen: \(frames)")
+        let counts = frames.compactMap { line -> Int? in
+            guard let range = line.range(of: #"(\d+)/118 rows"#, options: .regularExpression) else { return nil }
+            return Int(line[range].split(separator: "/")[0])
+        }
+        #expect(counts == counts.sorted() && Set(counts).count >= 2, "\(frames)")
+        #expect(frames.allSatisfy { $0.hasPrefix("thumbgen: [") && $0.contains("/s") }, "\(frames)")
+        // The pane ends with the summary alone: the progress line was cleared, not left behind.
+        let lines = final.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        let report = try #require(space.reportURL.path.isEmpty ? nil : Report.read(space.reportURL))
+        #expect(report.summary.written == 118)
+        #expect(lines.first?.hasPrefix("thumbgen: 118 rows: 118 written, 0 unchanged, 0 failed, 0 cancelled") == true,
+                "\(lines)")
+        #expect(!final.contains("/118 rows"), "\(final)")
+    }
+
+    @Test("With standard error in a file: plain progress lines, the summary, no escape code")
+    func file() async throws {
+        let (space, manifest) = try Self.workspace()
+        let binary = try #require(TestPaths.thumbgen)
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = [manifest.path, "--out", space.out.path, "--no-cache", "--jobs", "1"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["THUMBGEN_PROGRESS_SECONDS"] = "0.3"
+        process.environment = environment
+        let errURL = space.folder.file("stderr.txt")
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let text = try String(contentsOf: errURL, encoding: .utf8)
+        #expect(!text.contains("\u{1B}"), "escape codes in \(text.debugDescription)")
+        #expect(!text.contains("\r"))
+        let lines = text.split(separator: "\n")
+        #expect(lines.contains { $0.contains("/118 rows") && $0.contains("/s") }, "\(text)")
+        #expect(lines.last?.hasPrefix("thumbgen: 118 rows: 118 written") == true, "\(text)")
+
+        // -q: nothing at all; --progress never: the summary only.
+        for (flag, expected) in [("-q", 0), ("--progress=never", 1)] {
+            let run = try await CLIRunner.run([manifest.path, "--out", space.out.path, flag])
+            #expect(run.status == 0)
+            #expect(run.stderr.split(separator: "\n").count == expected, "\(flag): \(run.stderr)")
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+
+/// Headless Chromium (Debian's `chromium` package, found on `PATH`) for tests that check a
+/// page in a real browser: its DOM after scripts ran, and a screenshot.
+///
+/// Each run gets a fresh profile in a temporary folder and the flags a root user without a
+/// display needs (`--no-sandbox`, `--disable-gpu`). Chromium starts helper processes (zygote,
+/// renderer, GPU), so it runs in a process group of its own: a hung browser is killed, helpers
+/// and all, after the time bound, and the test fails instead of the CI job.
+enum Browser {
+    /// The `chromium` executable on `PATH`, if any.
+    static let executable: URL? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").lazy
+            .map { URL(fileURLWithPath: String($0)).appendingPathComponent("chromium") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    /// Whether the tests that need a browser can run.
+    static var isAvailable: Bool { executable != nil }
+
+    /// What one run of the browser printed.
+    struct Output: Sendable {
+        /// The exit status, or nil when the browser died of a signal or was killed.
+        var status: Int32?
+        var stdout: String
+        var stderr: String
+        var timedOut: Bool
+
+        /// The page's console messages Chromium logged (`--enable-logging=stderr`), one per line.
+        var consoleLines: [String] {
+            stderr.split(separator: "\n").map(String.init).filter { $0.contains(":CONSOLE") }
+        }
+    }
+
+    /// The flags every run uses: headless, no sandbox (CI runs as root), no GPU, nothing from
+    /// the network or the user's profile, console messages on standard error.
+    static func baseArguments(profile: URL) -> [String] {
+        ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--user-data-dir=\(profile.path)", "--no-first-run", "--no-default-browser-check",
+         "--disable-extensions", "--disable-background-networking", "--disable-component-update",
+         "--disable-sync", "--mute-audio", "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+    }
+
+    /// The DOM of `page` once it loaded and its scripts had `budget` milliseconds of virtual
+    /// time (`--dump-dom`), in standard output.
+    static func dumpDOM(_ page: URL, budget: Int = 10_000, timeout: Duration = .seconds(60)) async throws -> Output {
+        try await run(["--virtual-time-budget=\(budget)", "--dump-dom", page.absoluteString], timeout: timeout)
+    }
+
+    /// Saves a `width`×`height` PNG screenshot of `page` at `file`, taken once the page had
+    /// `budget` milliseconds of virtual time to load.
+    static func screenshot(_ page: URL, to file: URL, width: Int, height: Int, budget: Int = 10_000,
+                           timeout: Duration = .seconds(60)) async throws -> Output {
+        try await run(["--virtual-time-budget=\(budget)", "--window-size=\(width),\(height)",
+                       "--screenshot=\(file.path)", page.absoluteString], timeout: timeout)
+    }
+
+    /// Runs `chromium` with the base flags and `arguments`, killing it (and its helpers) after
+    /// `timeout`.
+    static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Output {
+        guard let executable else { throw FixtureError("chromium is not on PATH") }
+        let scratch = try TemporaryDirectory("browser")
+        let out = scratch.file("stdout"), err = scratch.file("stderr")
+        let pid = try spawn(executable, baseArguments(profile: scratch.file("profile")) + arguments,
+                            stdout: out, stderr: err)
+        var status: Int32 = 0
+        var timedOut = false
+        let deadline = ContinuousClock.now + timeout
+        while waitpid(pid, &status, WNOHANG) == 0 {
+            if ContinuousClock.now >= deadline {
+                // The group is still ours: its leader is not reaped yet.
+                kill(-pid, SIGKILL)
+                _ = waitpid(pid, &status, 0)
+                timedOut = true
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let exited = !timedOut && status & 0x7f == 0
+        return Output(status: exited ? (status >> 8) & 0xff : nil,
+                      stdout: (try? String(contentsOf: out, encoding: .utf8)) ?? "",
+                      stderr: (try? String(contentsOf: err, encoding: .utf8)) ?? "",
+                      timedOut: timedOut)
+    }
+
+    /// `html` with `head` inserted right after `<head>` and `body` right before `</body>`: a
+    /// page instrumented by a test.
+    static func inject(into html: String, head: String, body: String) throws -> String {
+        guard let open = html.range(of: "<head>"), let close = html.range(of: "</body>", options: .backwards)
+        else { throw FixtureError("the page has no <head> or no </body>") }
+        return String(html[..<open.upperBound]) + head + String(html[open.upperBound..<close.lowerBound])
+            + body + String(html[close.lowerBound...])
+    }
+
+    /// A script for the top of a page that keeps every uncaught error and unhandled rejection
+    /// in `window.__tgErrors`.
+    static let errorCatcher = """
+    <script>window.__tgErrors = [];
+    window.addEventListener("error", function (e) { window.__tgErrors.push(String(e.message)); });
+    window.addEventListener("unhandledrejection", function (e) { window.__tgErrors.push("rejection: " + String(e.reason)); });
+    </script>
+    """
+
+    /// The text of the element `<pre id="ID">` in a dumped DOM, entities undone.
+    static func preText(id: String, in dom: String) -> String? {
+        guard let start = dom.range(of: "<pre id=\"\(id)\">"),
+              let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex) else { return nil }
+        // The serializer escapes only these in text.
+        return dom[start.upperBound..<end.lowerBound]
+            .replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&nbsp;", with: "\u{A0}").replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// Starts `executable` as the leader of a new process group, standard input empty, the
+    /// outputs in files (a pipe would block a chatty child).
+    private static func spawn(_ executable: URL, _ arguments: [String], stdout: URL, stderr: URL) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        posix_spawnattr_setpgroup(&attributes, 0)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid = pid_t()
+        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw FixtureError("starting chromium: \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+}
