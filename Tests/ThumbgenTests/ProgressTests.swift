@@ -58,17 +58,20 @@ struct ProgressTests {
         try Self.tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
         defer { _ = try? Self.tmux(socket, ["kill-server"]) }
 
-        var frames: [String] = []
-        let deadline = ContinuousClock.now + .seconds(150)
-        while !FileManager.default.fileExists(atPath: done.path), ContinuousClock.now < deadline {
-            let pane = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
-            if let line = pane.split(separator: "\n").last(where: { $0.contains("/118 rows") }) {
-                if frames.last != String(line) { frames.append(String(line)) }
+        // Polled off the concurrency pool (see OffPool): a late wake-up would miss the run.
+        let (frames, final) = try await OffPool.run { () throws -> ([String], String) in
+            var frames: [String] = []
+            let deadline = ContinuousClock.now + .seconds(150)
+            while !FileManager.default.fileExists(atPath: done.path), ContinuousClock.now < deadline {
+                let pane = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
+                if let line = pane.split(separator: "\n").last(where: { $0.contains("/118 rows") }) {
+                    if frames.last != String(line) { frames.append(String(line)) }
+                }
+                usleep(50_000)
             }
-            try await Task.sleep(for: .milliseconds(50))
+            usleep(300_000)
+            return (frames, try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"]))
         }
-        try await Task.sleep(for: .milliseconds(300))
-        let final = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
         #expect(try String(contentsOf: done, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
 
         // Several different states of one line were seen: counts rising, a bar, a rate.
@@ -91,21 +94,10 @@ struct ProgressTests {
     @Test("With standard error in a file: plain progress lines, the summary, no escape code")
     func file() async throws {
         let (space, manifest) = try Self.workspace()
-        let binary = try #require(TestPaths.thumbgen)
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = [manifest.path, "--out", space.out.path, "--no-cache", "--jobs", "1"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["THUMBGEN_PROGRESS_SECONDS"] = "0.3"
-        process.environment = environment
-        let errURL = space.folder.file("stderr.txt")
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let text = try String(contentsOf: errURL, encoding: .utf8)
+        let run = try await CLIRunner.run([manifest.path, "--out", space.out.path, "--no-cache", "--jobs", "1"],
+                                          environment: ["THUMBGEN_PROGRESS_SECONDS": "0.3"])
+        #expect(run.status == 0)
+        let text = run.stderr
         #expect(!text.contains("\u{1B}"), "escape codes in \(text.debugDescription)")
         #expect(!text.contains("\r"))
         let lines = text.split(separator: "\n")

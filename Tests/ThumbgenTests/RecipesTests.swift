@@ -48,8 +48,11 @@ struct RecipesTests {
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
+        let status = try await OffPool.run { () -> Int32 in
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
     @Test("Once: outputs within the box, a report, a contact sheet")

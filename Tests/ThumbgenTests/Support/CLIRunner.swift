@@ -23,7 +23,7 @@ final class CLIRunner: @unchecked Sendable {
     /// by default each run gets an empty cache of its own, so that no test ever reads or fills
     /// the user's `~/.cache/thumbgen` or another test's cache.
     init(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-         cacheDirectory: URL? = nil) throws {
+         cacheDirectory: URL? = nil, environment extra: [String: String] = [:]) throws {
         guard let binary = TestPaths.thumbgen else {
             throw FixtureError("the thumbgen binary was not found; build it with "
                                + "`swift build --scratch-path .build-tests --build-tests`")
@@ -36,6 +36,7 @@ final class CLIRunner: @unchecked Sendable {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["THUMBGEN_CACHE_DIR"] = (cacheDirectory ?? scratch.file("cache")).path
+        environment.merge(extra) { $1 }
         process.environment = environment
         if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = try FileHandle(forWritingTo: outURL)
@@ -91,9 +92,11 @@ final class CLIRunner: @unchecked Sendable {
 
     /// Runs `thumbgen ARGUMENTS` to the end (at most `timeout`).
     static func run(_ arguments: [String], in directory: URL? = nil, stdin: Data? = nil,
-                    cacheDirectory: URL? = nil, timeout: Duration = .seconds(120),
+                    cacheDirectory: URL? = nil, environment: [String: String] = [:],
+                    timeout: Duration = .seconds(120),
                     sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> CLIResult {
-        let runner = try CLIRunner(arguments, in: directory, stdin: stdin, cacheDirectory: cacheDirectory)
+        let runner = try CLIRunner(arguments, in: directory, stdin: stdin, cacheDirectory: cacheDirectory,
+                                   environment: environment)
         try runner.start()
         return await runner.wait(timeout: timeout, sourceLocation: sourceLocation)
     }

@@ -60,13 +60,19 @@ struct RawImage: Sendable {
         }
     }
 
-    /// Encodes the pixels with one of the shims thumbgen itself uses.
-    func encoded(as format: OutputFormat, quality: Int = 90, pngCompression: Int = 6) throws -> Data {
+    /// The pixels as a new libvips image, which the caller releases with `tg_unref`.
+    func vipsImage() throws -> UnsafeMutablePointer<VipsImage> {
         try VipsRuntime.start()
         guard let image = pixels.withUnsafeBytes({
             vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height),
                                             Int32(bands), VIPS_FORMAT_UCHAR)
         }) else { throw FixtureError("vips_image_new_from_memory_copy") }
+        return image
+    }
+
+    /// Encodes the pixels with one of the shims thumbgen itself uses.
+    func encoded(as format: OutputFormat, quality: Int = 90, pngCompression: Int = 6) throws -> Data {
+        let image = try vipsImage()
         defer { tg_unref(image) }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
@@ -88,11 +94,7 @@ struct RawImage: Sendable {
 
     /// Encodes the pixels as an animation whose frames are `pageHeight` rows each (GIF or WebP).
     func encodedAnimation(pageHeight: Int, as format: OutputFormat) throws -> Data {
-        try VipsRuntime.start()
-        guard let image = pixels.withUnsafeBytes({
-            vips_image_new_from_memory_copy($0.baseAddress, $0.count, Int32(width), Int32(height),
-                                            Int32(bands), VIPS_FORMAT_UCHAR)
-        }) else { throw FixtureError("vips_image_new_from_memory_copy") }
+        let image = try vipsImage()
         defer { tg_unref(image) }
         tg_set_int(image, "page-height", Int32(pageHeight))
         var buffer: UnsafeMutableRawPointer?
