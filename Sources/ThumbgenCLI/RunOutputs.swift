@@ -42,12 +42,14 @@ final class RunOutputs: Sendable {
         let progress = ProgressDisplay(style: runner.progress)
         self.progress = progress
         let (quiet, verbose, sheet, events) = (runner.quiet, runner.verbose, self.sheet, self.events)
-        recorder = RunRecorder(report: stream) { result in
+        // The event log and the progress display guard themselves; the sheet is fed in order.
+        recorder = RunRecorder(report: stream, alongside: { result in
             progress.count(result)
+            events?.log(result)
+        }, onEach: { result in
             if !quiet, let line = Self.line(for: result, verbose: verbose) { progress.print(line) }
             sheet?.add(result)
-            events?.log(result)
-        }
+        })
     }
 
     /// Ends the run's files and the progress line; returns the summary.

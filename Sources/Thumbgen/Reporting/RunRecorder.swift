@@ -23,12 +23,18 @@ public final class RunRecorder: Sendable {
     private let state: Mutex<State>
     private let hasReport: Bool
     private let onEach: (@Sendable (RowResult) -> Void)?
+    private let alongside: (@Sendable (RowResult) -> Void)?
 
-    /// A recorder writing `report` (if given); `onEach` sees each result, one at a time.
-    public init(report: sending ReportStream?, onEach: (@Sendable (RowResult) -> Void)? = nil) {
+    /// A recorder writing `report` (if given); `onEach` sees each result, one at a time;
+    /// `alongside` sees each result on the thread that finished it, several at once, outside
+    /// the recorder's lock (for observers that guard themselves, whose work would otherwise
+    /// hold up every other row).
+    public init(report: sending ReportStream?, alongside: (@Sendable (RowResult) -> Void)? = nil,
+                onEach: (@Sendable (RowResult) -> Void)? = nil) {
         hasReport = report != nil
         state = Mutex(State(report: report))
         self.onEach = onEach
+        self.alongside = alongside
     }
 
     /// Makes the summary carry cache counts (and warm counts) even if no row reaches them.
@@ -45,6 +51,7 @@ public final class RunRecorder: Sendable {
     public func record(_ result: RowResult) {
         // Encoded before the lock: rows finish on several threads at once.
         let record = hasReport ? result.jsonRecord : ""
+        alongside?(result)
         state.withLock { state in
             state.summary.count(result)
             do {
