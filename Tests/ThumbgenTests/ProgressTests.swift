@@ -8,16 +8,17 @@ import Thumbgen
 struct ProgressTests {
     static var hasTmux: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
 
-    /// 118 rows over one 1600×1200 source, each at its own width, so that each renders alone
-    /// and the run lasts a few seconds.
+    /// 118 images of 400×300, each its own source, made into 64-pixel thumbnails one at a time.
     static func workspace() throws -> (Workspace, URL) {
         let space = try Workspace("progress")
-        let picture = RawImage(width: 160, height: 120) { x, y in
-            Colour(r: UInt8(x), g: UInt8(y * 2), b: UInt8((x + y) % 256))
+        let rows = try (0..<118).map { index -> [String] in
+            let picture = RawImage(width: 400, height: 300) { x, y in
+                Colour(r: UInt8((x + index) % 256), g: UInt8(y % 256), b: UInt8(index * 2))
+            }
+            try space.fixture(picture, "\(index).png", quality: 90)
+            return ["\(index).png", "\(index).jpg"]
         }
-        _ = try space.folder.write(try picture.scaledPNG(by: 10), to: "big.png")
-        let rows = (0..<118).map { ["big.png", "\($0).jpg", String(200 + $0 * 7)] }
-        let manifest = try space.folder.write(CSV.manifest(["src", "out", "width"], rows), to: "manifest.csv")
+        let manifest = try space.folder.write(CSV.manifest(["src", "out"], rows), to: "manifest.csv")
         return (space, manifest)
     }
 
@@ -52,7 +53,7 @@ struct ProgressTests {
         let binary = try #require(TestPaths.thumbgen)
         let socket = "thumbgen-test-\(UUID().uuidString.prefix(8))"
         let done = space.folder.file("exit-status")
-        let command = "'\(binary.path)' '\(manifest.path)' --out '\(space.out.path)' --no-cache --jobs 1"
+        let command = "'\(binary.path)' '\(manifest.path)' --out '\(space.out.path)' --no-cache --jobs 1 --size 64"
             + " --report '\(space.reportURL.path)'; echo $? > '\(done.path)'; sleep 5"
         // The shell waits a little after thumbgen, so that the pane can be read as it ended.
         try Self.tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
@@ -94,7 +95,8 @@ struct ProgressTests {
     @Test("With standard error in a file: plain progress lines, the summary, no escape code")
     func file() async throws {
         let (space, manifest) = try Self.workspace()
-        let run = try await CLIRunner.run([manifest.path, "--out", space.out.path, "--no-cache", "--jobs", "1"],
+        let run = try await CLIRunner.run([manifest.path, "--out", space.out.path, "--no-cache", "--jobs", "1",
+                                           "--size", "64"],
                                           environment: ["THUMBGEN_PROGRESS_SECONDS": "0.3"])
         #expect(run.status == 0)
         let text = run.stderr
