@@ -41,9 +41,14 @@ struct CacheConcurrencyTests {
 
         let victim = try CLIRunner(arguments, cacheDirectory: space.cache)
         try victim.start()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while victim.isRunning && space.outputFiles.count < 3 && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
+        // Watched off the concurrency pool (see OffPool), so that a late wake-up cannot miss it.
+        try await OffPool.run {
+            let deadline = ContinuousClock.now + .seconds(60)
+            // Whole outputs only: a temporary file being written is not one yet.
+            while victim.isRunning && space.outputFiles.filter({ !$0.hasSuffix(".tmp") }).count < 3
+                    && ContinuousClock.now < deadline {
+                usleep(5_000)
+            }
         }
         #expect(victim.isRunning, "the run ended before it could be killed; make it longer")
         victim.send(SIGKILL)

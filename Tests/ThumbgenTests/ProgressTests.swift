@@ -49,7 +49,7 @@ struct ProgressTests {
     @Test("In a terminal the line is redrawn in place, then gives way to a correct summary",
           .enabled(if: hasTmux, "needs tmux (scripts/setup installs it)"), .timeLimit(.minutes(3)))
     func terminal() async throws {
-        let (space, manifest) = try Self.workspace()
+        let (space, manifest) = try await OffPool.run { try Self.workspace() }
         let binary = try #require(TestPaths.thumbgen)
         let socket = "thumbgen-test-\(UUID().uuidString.prefix(8))"
         let done = space.folder.file("exit-status")
@@ -94,7 +94,7 @@ struct ProgressTests {
 
     @Test("With standard error in a file: plain progress lines, the summary, no escape code")
     func file() async throws {
-        let (space, manifest) = try Self.workspace()
+        let (space, manifest) = try await OffPool.run { try Self.workspace() }
         let run = try await CLIRunner.run([manifest.path, "--out", space.out.path, "--no-cache", "--jobs", "1",
                                            "--size", "64"],
                                           environment: ["THUMBGEN_PROGRESS_SECONDS": "0.3"])
