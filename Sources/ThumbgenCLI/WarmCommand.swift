@@ -14,34 +14,15 @@ struct WarmCommand: ParsableCommand {
             or failed.
             """)
 
-    @Argument(help: "The manifest: a CSV file with a header row, a .jsonl/.ndjson file, or - for standard input.")
-    var manifest: String
-
-    @OptionGroup(title: "Run")
-    var options: RunOptions
-
-    @OptionGroup(title: "Cache")
-    var cache: CacheOptions
-
-    @OptionGroup(title: "Column defaults")
-    var defaults: ColumnDefaults
-
-    @OptionGroup(title: "Output formats")
-    var formats: FormatOptions
-
-    @OptionGroup(title: "HTTP sources")
-    var fetch: FetchOptions
-
-    @OptionGroup(title: "Image limits")
-    var limits: LimitOptions
+    @OptionGroup
+    var manifest: ManifestOptions
 
     func validate() throws {
-        if cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
-        if options.html != nil { throw ValidationError("warm writes no outputs to show; use --html with render") }
+        if manifest.cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
+        if manifest.run.html != nil { throw ValidationError("warm writes no outputs to show; use --html with render") }
     }
 
     func run() throws {
-        let configuration = try options.configuration(outputDirectory: nil, fetch: fetch, limits: limits, cache: cache)
-        try options.runner(manifest: manifest, defaults: defaults, formats: formats, command: "warm").run(configuration)
+        try manifest.execute(command: "warm", outputDirectory: nil)
     }
 }
