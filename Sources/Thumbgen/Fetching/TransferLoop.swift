@@ -30,7 +30,6 @@ final class TransferLoop: @unchecked Sendable {
         var arrival = 0
     }
     private let completions = DispatchQueue(label: "thumbgen.fetch.completions")
-    private var thread: Thread?
 
     /// Starts the loop's thread, with the policy's connection limits.
     init(policy: FetchPolicy) {
@@ -39,9 +38,10 @@ final class TransferLoop: @unchecked Sendable {
         maxInFlight = max(1, policy.concurrentTransfers)
         _ = tg_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, policy.connectionsPerHost)
         _ = tg_curl_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, policy.concurrentTransfers)
-        let thread = Thread { [unowned self] in self.run() }
+        // The thread holds the loop until `run()` returns (after `stop()`): an unowned
+        // reference crashed when a quick run freed the loop before its thread had begun.
+        let thread = Thread { [self] in self.run() }
         thread.name = "thumbgen.fetch"
-        self.thread = thread
         thread.start()
     }
 
