@@ -109,23 +109,27 @@ struct HTTPSourceTests {
     @Test("SIGINT aborts downloads in flight: the run ends promptly with 130 and a report")
     func interruptDuringDownloads() async throws {
         let (space, server) = try Self.serve()
-        let rows = (0..<6).map { [server.url("/delay/30000/q.jpg?n=\($0)"), "r\($0).png"] }
+        // Nothing arrives for 90 s: the run cannot end on its own while the test waits.
+        let rows = (0..<6).map { [server.url("/delay/90000/q.jpg?n=\($0)"), "r\($0).png"] }
         let manifest = try space.folder.write(CSV.manifest(["src", "out"], rows), to: "m.csv")
         let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report",
-                                    space.reportURL.path, "--allow-private-network", "--timeout", "60",
-                                    // Nothing arrives for 30 s: no stall timeout may end the run first.
-                                    "--stall-timeout", "60"])
+                                    space.reportURL.path, "--allow-private-network", "--timeout", "120",
+                                    // No stall timeout may end the run first.
+                                    "--stall-timeout", "120"])
         try runner.start()
-        // Watched off the concurrency pool (see OffPool), so that a late wake-up cannot miss it.
+        // Watched off the concurrency pool (see OffPool), so that a late wake-up cannot miss it;
+        // the interrupt goes in once the server has seen a request (or after 20 s at most).
         try await OffPool.run {
-            let deadline = ContinuousClock.now + .seconds(30)
-            while runner.isRunning, ContinuousClock.now < deadline, (try? server.counts().total) ?? 0 < 6 {
+            let deadline = ContinuousClock.now + .seconds(20)
+            while runner.isRunning, ContinuousClock.now < deadline, (try? server.counts().total) ?? 0 < 1 {
                 usleep(50_000)
             }
+            usleep(300_000)
         }
-        try #require(runner.isRunning, "the run ended before its downloads started")
+        let seen = (try? server.counts().total) ?? -1
+        try #require(runner.isRunning, "the run ended before it could be interrupted: \(seen) requests seen; \(runner.stderrText)")
         runner.send(SIGINT)
-        // Bounded: the transfers would take 30 s; aborted, the run ends in well under that.
+        // Bounded: the transfers would take 90 s; aborted, the run ends in well under that.
         let result = await runner.wait(timeout: .seconds(20))
         #expect(result.status == 130, "\(result.stderr)")
         let report = try Report.read(space.reportURL)
