@@ -32,6 +32,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
 
     /// Rows by what a run would do for them.
     public struct PlanCounts: Sendable, Codable, Equatable {
+        /// Rows per `RowResult.Plan`.
         public var keep = 0, reuse = 0, render = 0, fetch = 0
     }
 
@@ -57,11 +58,13 @@ public struct RunSummary: Sendable, Codable, Equatable {
 
     /// Milliseconds per stage, summed over rows.
     public struct StageTotals: Sendable, Codable, Equatable {
+        /// Milliseconds per stage, as in `RowResult.StageTimes`.
         public var download = 0.0, decode = 0.0, render = 0.0, write = 0.0
     }
 
     /// Rows by what `thumbgen warm` did for them.
     public struct WarmCounts: Sendable, Codable, Equatable {
+        /// Rows per `RowResult.WarmOutcome`.
         public var fresh = 0, revalidated = 0, fetched = 0, rendered = 0, failed = 0
     }
 
