@@ -48,6 +48,14 @@ static inline int tg_webpload_scale(const char *path, VipsImage **out, int acces
                          "n", pages, NULL);
 }
 
+/// HEIF's embedded thumbnail image, if the file has one (else the primary image).
+static inline VipsImage *tg_heifload_thumbnail(const char *path, int access, int fail_on) {
+    VipsImage *out = NULL;
+    if (vips_heifload(path, &out, "access", access, "fail_on", fail_on, "thumbnail", TRUE, NULL))
+        return NULL;
+    return out;
+}
+
 /// Reads every pixel once (streaming, in constant memory), to find out whether the data decodes.
 static inline int tg_avg(VipsImage *in, double *out) {
     return vips_avg(in, out, NULL);

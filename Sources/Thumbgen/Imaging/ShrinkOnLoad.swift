@@ -21,12 +21,23 @@ enum ShrinkOnLoad {
         min(1, max(requiredScale, 1e-4))
     }
 
+    /// Whether a HEIF's embedded thumbnail, `thumbnailScale` of the primary image's size, is
+    /// big enough for `requiredScale`. It is a properly downsampled image already, so unlike
+    /// JPEG's DCT scaling it needs no headroom (as `vips_thumbnail` does).
+    static func heifUsesThumbnail(requiredScale: Double, thumbnailScale: Double?) -> Bool {
+        guard let thumbnailScale, thumbnailScale < 1 else { return false }
+        return requiredScale <= thumbnailScale
+    }
+
     /// What the loader `loader` does for `requiredScale`: two scales with the same value decode
     /// to the same pixels. Rows share a decode only when their values agree, so that a row's
     /// bytes never depend on which other rows happened to share its source's decode (the
     /// cache keys outputs by source and recipe alone).
-    static func loadKey(loader: String, requiredScale: Double) -> Double {
+    static func loadKey(loader: String, requiredScale: Double, heifThumbnailScale: Double? = nil) -> Double {
         switch loader {
+        case "heifload":
+            return heifUsesThumbnail(requiredScale: requiredScale, thumbnailScale: heifThumbnailScale)
+                ? heifThumbnailScale ?? 1 : 1
         case "jpegload": return Double(jpegFactor(requiredScale: requiredScale))
         case "webpload": return webpScale(requiredScale: requiredScale)
         default: return 1

@@ -25,6 +25,9 @@ struct SourceDecoder: Sendable {
         let path: String
         let image: VipsImageRef
         let header: ImageHeader
+        /// A HEIF's embedded thumbnail, as a fraction of the primary image's width; nil
+        /// without one.
+        var heifThumbnailScale: Double?
     }
 
     /// Reads a file's header, sniffing its format by content; fails when one frame is over the
@@ -33,7 +36,16 @@ struct SourceDecoder: Sendable {
         let image = try openImage(path: path)
         let header = header(of: image)
         try checkPixels(header, frames: 1)
-        return OpenedSource(path: path, image: image, header: header)
+        var opened = OpenedSource(path: path, image: image, header: header)
+        if header.loader == "heifload",
+           let thumbnail = tg_heifload_thumbnail(path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue), Int32(failOn.rawValue)) {
+            let width = Int(vips_image_get_width(thumbnail))
+            tg_unref(thumbnail)
+            if width < image.width { opened.heifThumbnailScale = Double(width) / Double(image.width) }
+        } else if header.loader == "heifload" {
+            vips_error_clear()
+        }
+        return opened
     }
 
     /// Whether `header`'s frames can be kept: an animated GIF or WebP, upright.
@@ -76,6 +88,12 @@ struct SourceDecoder: Sendable {
                     tg_webpload_scale(path, $0, accessCode, failCode, scale, allFrames ? -1 : 1)
                 }
             }
+        case "heifload" where ShrinkOnLoad.heifUsesThumbnail(
+            requiredScale: requiredScale, thumbnailScale: source.heifThumbnailScale):
+            guard let pointer = tg_heifload_thumbnail(path, accessCode, failCode) else {
+                throw .libvips(operation: "heifload", message: VipsErrorBuffer.take())
+            }
+            image = VipsImageRef(owning: pointer)
         default:
             if reopen {
                 let pointer = allFrames ? tg_load_file_all_pages(path, accessCode, failCode)

@@ -145,7 +145,8 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                           source: header.format).canAnimate
         }
         let groups = Dictionary(grouping: accepted) {
-            DecodeKey(scale: ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0)),
+            DecodeKey(scale: ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0),
+                                                  heifThumbnailScale: opened.heifThumbnailScale),
                       allFrames: allFrames($0))
         }
         // Every frame of an animation held in memory for sharing would cost frames × width ×
