@@ -57,8 +57,7 @@ struct ManifestRunner {
                 throw fail("\(error)", ExitStatus.unusable)
             }
         }
-        let running = pipeline as? Pipeline
-        let trap = SignalTrap { running?.cancel() }
+        let trap = SignalTrap { [pipeline] in pipeline.cancel() }
         var parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
         parser.encoding = encoding
 
@@ -89,8 +88,11 @@ struct ManifestRunner {
 
     /// Counts the manifest's rows on a thread of its own, so that the progress line can show a
     /// total and a time left while the run reads the same file.
+    /// Only a regular file is read twice: a pipe (`<(...)`, a FIFO) would lose to this reader
+    /// the rows the run needs.
     private func countRows(into progress: ProgressDisplay) {
-        guard progress.isShown else { return }
+        var info = stat()
+        guard progress.isShown, stat(manifest, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
         let path = manifest
         Thread.detachNewThread {
             guard let reader = try? ManifestReader(path: path) else { return }

@@ -83,6 +83,12 @@ struct CacheUnitTests {
         #expect(key { $0.spec.encoding.webpEffort = 6 } != base)
         #expect(key { $0.spec.encoding.jpegProgressive = true } != base)
         #expect(key(strictness: .none) { _ in } != base)
+        // A fixed format's key holds only its own encoder flag, and animation only if it can.
+        let jpeg = key { $0.spec.format = .fixed(.jpeg) }
+        #expect(key { $0.spec.format = .fixed(.jpeg); $0.spec.encoding.webpEffort = 6 } == jpeg)
+        #expect(key { $0.spec.format = .fixed(.jpeg); $0.spec.animated = true } == jpeg)
+        #expect(key { $0.spec.format = .fixed(.jpeg); $0.spec.encoding.jpegProgressive = true } != jpeg)
+        #expect(key { $0.spec.format = .fixed(.gif); $0.spec.animated = true } != key { $0.spec.format = .fixed(.gif) })
         #expect(OutputKey.make(sourceDigest: String(repeating: "c", count: 64),
                                request: ThumbnailRequest(row: 2, id: "a", sourceText: "a.png",
                                                          source: .file("/a.png"), outTemplate: "{name}.{ext}",

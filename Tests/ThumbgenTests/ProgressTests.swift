@@ -114,4 +114,30 @@ struct ProgressTests {
             #expect(run.stderr.split(separator: "\n").count == expected, "\(flag): \(run.stderr)")
         }
     }
+
+    @Test("A manifest from a pipe (bash's <(...)) is read once: the row count never takes its rows")
+    func pipeManifest() async throws {
+        let space = try Workspace()
+        // Absolute: a relative src is resolved against the manifest's folder, here /dev/fd.
+        let source = try space.fixture(.quadrants(width: 40, height: 30), "a.png").path
+        let rows = (0..<40).map { [source, "\($0).png", String(10 + $0)] }
+        let manifest = try space.folder.write(CSV.manifest(["src", "out", "width"], rows), to: "m.csv")
+        let binary = try #require(TestPaths.thumbgen)
+        let script = "cd '\(space.folder.url.path)' && '\(binary.path)' <(cat '\(manifest.path)') --out out"
+            + " --report report.json --progress always --no-cache"
+        let status = try await OffPool.run { () throws -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", script]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(status == 0)
+        let report = try Report.read(space.reportURL)
+        #expect(report.summary.written == 40 && report.rows.map(\.row) == Array(2...41))
+    }
 }

@@ -21,7 +21,7 @@ enum EvaluationDeadline {
     static func run<T>(_ operation: String, image: VipsImageRef, seconds: Double,
                        _ body: () throws(ImagingError) -> T) throws(ImagingError) -> T {
         let watch = Watch(image)
-        timers.asyncAfter(deadline: .now() + seconds) { [watch] in
+        let timer = DispatchWorkItem { [watch] in
             let fire = watch.state.withLock { state -> Bool in
                 guard state.running else { return false }
                 state.fired = true
@@ -29,6 +29,9 @@ enum EvaluationDeadline {
             }
             if fire { watch.image?.kill() }
         }
+        // Cancelled when the evaluation ends, so that a long run does not pile up timers.
+        defer { timer.cancel() }
+        timers.asyncAfter(deadline: .now() + seconds, execute: timer)
         let result: Result<T, ImagingError>
         do {
             result = .success(try body())

@@ -37,7 +37,7 @@ enum PassThrough {
         switch format {
         case .jpeg: return LosslessMetadata.strippedJPEG(data)
         case .png: return LosslessMetadata.strippedPNG(data)
-        case .webp: return WebPMetadata.stripped(data)
+        case .webp: return WebPMetadata.strictlyStripped(data)
         default: return nil
         }
     }

@@ -5,12 +5,12 @@ import Foundation
 ///
 /// Loaders also leave the text of warnings they only counted there, which a later failure
 /// would report as its own (a PNG blamed for a JPEG's stray bytes), so `clear()` runs before
-/// each source is opened. Some decoders report only through warnings, which thumbgen silences;
-/// their failures say so.
+/// each source is opened. The buffer is shared by every thread, so that clear can, rarely,
+/// take another row's text before it is read; that row then says libvips gave no detail, as
+/// do failures of decoders that report only through (silenced) warnings.
 enum VipsErrorBuffer {
     /// What a failure says when libvips left no text.
-    static let noDetail = "the data is damaged; libvips gave no detail "
-        + "(THUMBGEN_VIPS_WARNINGS=1 prints its warnings)"
+    static let noDetail = "libvips gave no detail (THUMBGEN_VIPS_WARNINGS=1 prints its warnings)"
 
     /// Drops whatever text earlier operations left.
     static func clear() {

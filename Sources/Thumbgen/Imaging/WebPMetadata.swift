@@ -33,4 +33,23 @@ enum WebPMetadata {
         for i in 0..<4 { output[4 + i] = UInt8((riffSize >> (8 * UInt32(i))) & 0xff) }
         return Data(output)
     }
+
+    /// `data` without EXIF and XMP chunks, or nil unless it is a well-formed WebP file whose
+    /// RIFF size matches its length and whose chunks end exactly there: a source passed
+    /// through must never keep metadata because a chunk could not be walked.
+    static func strictlyStripped(_ data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 12 else { return nil }
+        let declared = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+        guard declared + 8 == bytes.count else { return nil }
+        var offset = 12
+        while offset + 8 <= bytes.count {
+            let size = Int(bytes[offset + 4]) | Int(bytes[offset + 5]) << 8
+                | Int(bytes[offset + 6]) << 16 | Int(bytes[offset + 7]) << 24
+            offset += 8 + size + (size & 1)
+        }
+        guard offset == bytes.count else { return nil }
+        let result = stripped(data)
+        return result.count <= data.count ? result : nil
+    }
 }

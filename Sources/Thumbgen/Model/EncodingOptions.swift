@@ -18,7 +18,22 @@ public struct EncodingOptions: Sendable, Equatable, Hashable {
     /// The defaults above.
     public init() {}
 
-    /// The stable text form that goes into `ThumbnailSpec.identifier`.
+    /// The part of `identifier` that can change `format`'s bytes: a flag for another format
+    /// leaves the key, and so the cache, of this one alone.
+    func identifier(for format: OutputFormat) -> String {
+        switch format {
+        case .jpeg: return "jp=\(jpegProgressive ? 1 : 0)"
+        case .png: return "pp=\(pngPalette ? 1 : 0)"
+        case .webp: return "we=\(webpEffort)"
+        case .avif: return "ae=\(avifEffort)"
+        case .jxl: return "xe=\(jxlEffort)"
+        case .gif: return "ge=\(gifEffort)"
+        case .tiff: return "-"
+        }
+    }
+
+    /// The stable text form of every option, for a `format=auto` row (its format is known
+    /// only once its source is).
     var identifier: String {
         "jp=\(jpegProgressive ? 1 : 0),pp=\(pngPalette ? 1 : 0),we=\(webpEffort),"
             + "ae=\(avifEffort),xe=\(jxlEffort),ge=\(gifEffort)"

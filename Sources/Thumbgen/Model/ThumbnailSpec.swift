@@ -43,8 +43,20 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable {
             "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
             "kernel=\(kernel.rawValue)", "format=\(formatText)",
             "q=\(quality.map(String.init) ?? "-")", "bg=\(background)",
-            "anim=\(animated)", "enc=\(encoding.identifier)",
+            "anim=\(animates)", "enc=\(encodingText)",
         ].joined(separator: ";")
+    }
+
+    /// The encoder options that can change this output's bytes.
+    private var encodingText: String {
+        if case .fixed(let f) = format { return encoding.identifier(for: f) }
+        return encoding.identifier
+    }
+
+    /// Whether `animated` can change this output (a still format cannot animate).
+    private var animates: Bool {
+        if case .fixed(let f) = format { return animated && f.canAnimate }
+        return animated
     }
 
     /// The version of thumbgen's rendering recipe; part of every output's cache key.

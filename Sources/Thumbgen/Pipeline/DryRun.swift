@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `--dry-run`: says what a run would do for each row (leave an output in place, copy it
 /// from the cache, render it, fetch its source) and which rows would fail already, touching
@@ -7,7 +8,7 @@ import Foundation
 /// It knows what the cache checks before any work know: a local file's stamp, a URL's
 /// freshness, the output's key. A row whose source would have to be read or fetched is
 /// planned `render` or `fetch`; whether that then succeeds only a run can tell.
-public final class DryRun: RowSink {
+public final class DryRun: RowSink, Sendable {
     private let cache: ThumbnailCache?
     private let outputDirectory: URL?
     private let limits: ImagingLimits
@@ -34,8 +35,15 @@ public final class DryRun: RowSink {
         onResult(result)
     }
 
-    /// A dry run is never cancelled: it is quick and touches nothing.
-    public var isCancelled: Bool { false }
+    private let cancelled = Mutex(false)
+
+    /// Whether `cancel()` was called: the reader then stops feeding rows.
+    public var isCancelled: Bool { cancelled.withLock { $0 } }
+
+    /// Stops planning rows (SIGINT, SIGTERM): a dry run hashes outputs, which takes time.
+    public func cancel() {
+        cancelled.withLock { $0 = true }
+    }
 
     /// Every row is planned as it is submitted.
     public func waitUntilFinished() {}

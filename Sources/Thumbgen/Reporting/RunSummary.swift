@@ -108,7 +108,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
         }
         bytes.in += result.source?.bytes ?? 0
         bytes.downloaded += result.http?.bytes ?? 0
-        bytes.out += Int64(result.bytes ?? 0)
+        if result.status == .written || result.status == .unchanged { bytes.out += Int64(result.bytes ?? 0) }
         if let times = result.ms {
             ms.download += times.download ?? 0
             ms.decode += times.decode ?? 0
