@@ -70,14 +70,7 @@ extension ContactSheet {
 
     /// `bytes` for people: `812 B`, `7.9 KiB`, `1.2 MiB`.
     static func readableBytes(_ bytes: Int) -> String {
-        if bytes < 1024 { return "\(bytes) B" }
-        var value = Double(bytes) / 1024
-        var unit = 0
-        while value >= 1024, unit < 2 {
-            value /= 1024
-            unit += 1
-        }
-        return String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + ["KiB", "MiB", "GiB"][unit]
+        CacheMaintenance.text(bytes: Int64(bytes))
     }
 
     private static let unreserved = CharacterSet(

@@ -50,11 +50,8 @@ public struct ProgressMeter: Sendable, Equatable {
             : String(format: "%d:%02d", s / 60, s % 60)
     }
 
-    /// `812 B`, `12.3 KiB`, `4.5 MiB`, `1.2 GiB`.
+    /// `812 B`, `12.3 KiB`, `4.5 MiB`, `1.2 GiB`: the cache commands' own wording.
     public static func bytes(_ count: Int64) -> String {
-        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
-        var value = Double(count), unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
-        return unit == 0 ? "\(count) B" : String(format: "%.1f", value) + " " + units[unit]
+        CacheMaintenance.text(bytes: count)
     }
 }
