@@ -24,14 +24,31 @@ static inline void tg_silence_warnings(void) {
 
 // MARK: - Loading
 
-/// Opens any enabled format; `access` and `fail_on` are VipsAccess and VipsFailOn.
-static inline VipsImage *tg_load_file(const char *path, int access, int fail_on) {
-    return vips_image_new_from_file(path, "access", access, "fail_on", fail_on, NULL);
+/// Opens `path` with the loader named `loader` (`jpegload`, `pngload`, ...) and no other.
+/// Unlike vips_image_new_from_file, this runs no format sniffer: thumbgen names the format from
+/// the magic bytes itself (FormatSniffer.swift), because libvips runs the sniffers of blocked
+/// loaders too. `access` and `fail_on` are VipsAccess and VipsFailOn.
+static inline VipsImage *tg_load_with(const char *loader, const char *path, int access,
+                                      int fail_on) {
+    VipsImage *out = NULL;
+    if (vips_call(loader, path, &out, "access", access, "fail_on", fail_on, NULL))
+        return NULL;
+    return out;
 }
 
 /// Every page (frame) of a multi-page file, stacked vertically (`page-height` tells them apart).
-static inline VipsImage *tg_load_file_all_pages(const char *path, int access, int fail_on) {
-    return vips_image_new_from_file(path, "access", access, "fail_on", fail_on, "n", -1, NULL);
+static inline VipsImage *tg_load_with_all_pages(const char *loader, const char *path, int access,
+                                                int fail_on) {
+    VipsImage *out = NULL;
+    if (vips_call(loader, path, &out, "access", access, "fail_on", fail_on, "n", -1, NULL))
+        return NULL;
+    return out;
+}
+
+/// Whether the loader named `loader` claims the file, by its own sniffer only: used for loaders
+/// opted in with --enable-loader, never for blocked ones.
+static inline int tg_loader_is_a(const char *loader, const char *path) {
+    return vips_foreign_is_a(loader, path);
 }
 
 /// JPEG with shrink-on-load (`shrink` is 1, 2, 4 or 8): the DCT skips the pixels it would drop.

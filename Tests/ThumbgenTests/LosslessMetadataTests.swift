@@ -300,8 +300,7 @@ extension LosslessMetadataTests {
         let folder = try TemporaryDirectory("lossless")
         let url = try folder.write(data, to: "image.\(ext)")
         try VipsRuntime.start()
-        guard let image = tg_load_file(url.path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
-                                       Int32(VIPS_FAIL_ON_NONE.rawValue)) else {
+        guard let image = testLoadImage(url.path, access: VIPS_ACCESS_SEQUENTIAL, failOn: VIPS_FAIL_ON_NONE) else {
             throw FixtureError("loading \(ext)")
         }
         defer { tg_unref(image) }

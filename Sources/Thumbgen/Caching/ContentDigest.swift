@@ -21,20 +21,21 @@ enum ContentDigest {
         return ofFile(descriptor: fd)
     }
 
-    /// The digest of what remains to be read from the open file `fd`.
-    static func ofFile(descriptor fd: Int32) -> String? {
+    /// The digest of what remains to be read from the open file `fd`; nil when it cannot be
+    /// read, or `cancellation` is pressed first (checked between chunks).
+    static func ofFile(descriptor fd: Int32, until cancellation: Cancellation? = nil) -> String? {
         var hasher = SHA256()
         let size = 1 << 20
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
         defer { buffer.deallocate() }
-        while true {
+        while cancellation?.isCancelled != true {
             let n = read(fd, buffer.baseAddress, size)
             if n < 0 && errno == EINTR { continue }
             guard n >= 0 else { return nil }
             if n == 0 { break }
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         }
-        return hex(hasher.finalize())
+        return cancellation?.isCancelled == true ? nil : hex(hasher.finalize())
     }
 
     /// Lowercase hex of a digest, without `String(format:)` (slow on Linux, and this runs for

@@ -43,8 +43,9 @@ struct FileIndex: Sendable {
     }
 
     /// The digest of the file at `file`: from the record when its stamp is unchanged, else by
-    /// reading it (and then recorded). Nil when the file cannot be read.
-    func digest(of file: String) -> String? {
+    /// reading it (and then recorded). Nil when the file cannot be read, or `cancellation` was
+    /// pressed while it was.
+    func digest(of file: String, cancellation: Cancellation? = nil) -> String? {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -52,7 +53,7 @@ struct FileIndex: Sendable {
         guard fstat(fd, &before) == 0 else { return nil }
         let stamp = Stamp(before)
         if let known = recorded(file, stamp: stamp) { return known }
-        guard let digest = ContentDigest.ofFile(descriptor: fd) else { return nil }
+        guard let digest = ContentDigest.ofFile(descriptor: fd, until: cancellation) else { return nil }
         var after = stat()
         // Recorded only if the file held still while it was read, and was last changed more
         // than a second ago: a write in the same clock tick as the read would otherwise leave

@@ -18,11 +18,15 @@ struct ImageEncoder: Sendable {
     }
 
     /// Encodes `image` as `format` with `options`; `quality` nil means the format's default.
+    /// `watch` bounds the encode and stops it when the run is cancelled.
     func encode(_ image: VipsImageRef, as format: OutputFormat, quality: Int?,
-                options: EncodingOptions) throws(ImagingError) -> Data
+                options: EncodingOptions, watch: StageWatch) throws(ImagingError) -> Data
     {
         let q = Int32(quality ?? Self.defaultQuality(for: format))
+        // The copy is this encode's own: the kill stops exactly this evaluation, even when
+        // `image` is a decoded image other rows read too.
         let image = try image.withoutMetadata()
+        watch.enter("encode", evaluating: image)
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32

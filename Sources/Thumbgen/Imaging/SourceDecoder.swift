@@ -3,8 +3,8 @@ import CVips
 /// Opens image files through libvips with shrink-on-load and orientation applied, within
 /// `ImagingLimits`.
 ///
-/// Files are sniffed by content (libvips' `is_a` checks), and only the loaders that
-/// `VipsRuntime` leaves enabled can open them. Damaged data fails as `limits.strictness` says,
+/// Files are sniffed by content (`VipsRuntime.loader(for:)`: magic bytes, in Swift), and
+/// exactly the one enabled loader that matches opens them; no other loader's code runs. Damaged data fails as `limits.strictness` says,
 /// never as grey fill by default; the pixel limit is checked from the header, before any decode.
 struct SourceDecoder: Sendable {
     /// The limits every source is held to (pixels, frames, bytes, time, strictness).
@@ -23,6 +23,9 @@ struct SourceDecoder: Sendable {
     /// A file opened far enough to read its header; no pixels are decoded yet.
     struct OpenedSource: @unchecked Sendable {
         let path: String
+        /// The loader that opened it, by nickname (`jpegload`, ...): every later load of the
+        /// file names it again instead of sniffing.
+        let loader: String
         let image: VipsImageRef
         let header: ImageHeader
         /// A HEIF's embedded thumbnail, as a fraction of the primary image's width; nil
@@ -33,10 +36,10 @@ struct SourceDecoder: Sendable {
     /// Reads a file's header, sniffing its format by content; fails when one frame is over the
     /// pixel limit.
     func open(path: String) throws(ImagingError) -> OpenedSource {
-        let image = try openImage(path: path)
+        let (loader, image) = try openImage(path: path)
         let header = header(of: image)
         try checkPixels(header, frames: 1)
-        var opened = OpenedSource(path: path, image: image, header: header)
+        var opened = OpenedSource(path: path, loader: loader, image: image, header: header)
         if header.loader == "heifload",
            let thumbnail = tg_heifload_thumbnail(path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue), Int32(failOn.rawValue)) {
             let width = Int(vips_image_get_width(thumbnail))
@@ -96,10 +99,11 @@ struct SourceDecoder: Sendable {
             image = VipsImageRef(owning: pointer)
         default:
             if reopen {
-                let pointer = allFrames ? tg_load_file_all_pages(path, accessCode, failCode)
-                    : tg_load_file(path, accessCode, failCode)
+                let loader = source.loader
+                let pointer = allFrames ? tg_load_with_all_pages(loader, path, accessCode, failCode)
+                    : tg_load_with(loader, path, accessCode, failCode)
                 guard let pointer else {
-                    throw .libvips(operation: "load", message: VipsErrorBuffer.take())
+                    throw .libvips(operation: loader, message: VipsErrorBuffer.take())
                 }
                 image = VipsImageRef(owning: pointer)
             }
@@ -114,17 +118,15 @@ struct SourceDecoder: Sendable {
     /// The error a full read of the file's pixels meets, or nil when they decode. Used after a
     /// failed encode: libvips decodes lazily, so a broken source only shows up there, and its
     /// process-wide error text cannot say which row's image failed when several fail at once.
-    func decodeError(path: String) -> ImagingError? {
+    /// `watch` bounds the read and stops it when the run is cancelled.
+    func decodeError(path: String, watch: StageWatch) -> ImagingError? {
         do {
             // Full size: shrink-on-load of extreme shapes (3×62728) trips libvips assertions.
             let decoded = try decode(open(path: path), requiredScale: 1)
-            try EvaluationDeadline.run("decode", image: decoded.image, seconds: limits.seconds) {
-                () throws(ImagingError) in
-                var average = 0.0
-                guard tg_avg(decoded.image.pointer, &average) == 0 else {
-                    throw .libvips(operation: "decode", message: VipsErrorBuffer.take())
-                }
-            }
+            // A private copy to kill: the file was opened afresh, but the rule stays simple.
+            let own = try decoded.image.copied()
+            watch.enter("decode", evaluating: own)
+            try own.readAllPixels()
             return nil
         } catch {
             return error
@@ -140,23 +142,20 @@ struct SourceDecoder: Sendable {
         }
     }
 
-    private func openImage(path: String) throws(ImagingError) -> VipsImageRef {
+    private func openImage(path: String) throws(ImagingError) -> (String, VipsImageRef) {
         VipsErrorBuffer.clear()
-        // find_load names the loader that sniffed the content even when that loader is
-        // blocked, so the enabled list is checked here to give the right error.
-        guard let loader = vips_foreign_find_load(path).map({ String(cString: $0) }),
-              VipsRuntime.isEnabled(loaderClass: loader) else {
+        guard let loader = VipsRuntime.loader(for: path) else {
             vips_error_clear()
             throw .unsupportedFormat(path: path)
         }
-        if loader.hasPrefix("VipsForeignLoadPng"), let problem = PNGPreflight.problem(path: path) {
+        if loader == "pngload", let problem = PNGPreflight.problem(path: path) {
             throw .libvips(operation: "pngload", message: problem)
         }
-        guard let pointer = tg_load_file(path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
+        guard let pointer = tg_load_with(loader, path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
                                          Int32(failOn.rawValue)) else {
-            throw .libvips(operation: "load", message: VipsErrorBuffer.take())
+            throw .libvips(operation: loader, message: VipsErrorBuffer.take())
         }
-        return VipsImageRef(owning: pointer)
+        return (loader, VipsImageRef(owning: pointer))
     }
 
     private func header(of image: VipsImageRef) -> ImageHeader {

@@ -4,26 +4,63 @@ import CVips
 ///
 /// The result is lazy: libvips computes it during the encode, so the CPU cost lands there.
 struct ThumbnailRenderer: Sendable {
-    /// Builds the output image of `spec` from `decoded`, for writing as `format`.
-    func render(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
-        throws(ImagingError) -> VipsImageRef
+    /// Builds the output image of `spec` from `decoded`, for writing as `format`. `watch`
+    /// bounds and cancels the one evaluation made here (for smart crop).
+    func render(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat,
+                watch: StageWatch) throws(ImagingError) -> VipsImageRef
     {
+        let header = decoded.header
+        let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth,
+                                     sourceHeight: header.orientedHeight, spec: spec)
         // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
-        try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-            try build(decoded, spec: spec, format: format)
+        let scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+            try scale(decoded, plan: plan, spec: spec, format: format)
+        }
+        let frames = decoded.frames
+        let scaledHeight = scaled.height / frames
+        let cropsOnly = plan.canvasWidth <= scaled.width && plan.canvasHeight <= scaledHeight
+        let resized = plan.canvasWidth != scaled.width || plan.canvasHeight != scaledHeight
+        // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
+        // a smart gravity crops where libvips finds the most attention or entropy (on a still
+        // image only: on an animation the crop would jump from frame to frame).
+        if frames == 1, cropsOnly, resized, let interesting = spec.gravity.interesting {
+            // vips_smartcrop reads every pixel while it is built, and the encode reads them
+            // again: a source opened for one sequential pass cannot serve both ("out of order
+            // read"). So the scaled pixels are made once, into memory, here: outside the graph
+            // lock, under the deadline and cancellable. Shared decode or not, smart crop then
+            // sees the same pixels, and its own analysis reads only this small image.
+            let own = try scaled.copied()
+            watch.enter("render", evaluating: own)
+            let pixels = try own.copiedToMemory()
+            watch.enter("render", evaluating: pixels)
+            return try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+                try pixels.smartCropped(to: plan.canvasWidth, plan.canvasHeight, interesting: interesting)
+            }
+        }
+        return try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+            var image = scaled
+            if resized {
+                let grey = image.interpretation == VIPS_INTERPRETATION_B_W
+                var background = spec.background.colour(grey: grey)
+                if image.hasAlpha { background.append(Double(spec.background.alpha)) }
+                image = try eachFrame(of: image, frames: frames) { frame throws(ImagingError) in
+                    try frame.placed(on: plan.canvasWidth, plan.canvasHeight,
+                                     at: spec.gravity.compassDirection, background: background)
+                }
+            }
+            // The savers tell frames apart by `page-height`, which still holds the source's.
+            return frames > 1 ? try image.withPageHeight(plan.canvasHeight) : image
         }
     }
 
-    /// The steps run once over the whole image; for an animation (frames stacked top to
-    /// bottom) only cutting and placing go frame by frame, while resampling and colour run
-    /// once over the stack, as `vips_thumbnail` does: 400 resamplers would cost 15 times the
-    /// memory of one (measured: 731 MB against 52 MB for 400 frames of 400×300).
-    private func build(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat)
-        throws(ImagingError) -> VipsImageRef
+    /// Steps 1 to 4, run once over the whole image; for an animation (frames stacked top to
+    /// bottom) only cutting goes frame by frame, while resampling and colour run once over
+    /// the stack, as `vips_thumbnail` does: 400 resamplers would cost 15 times the memory of
+    /// one (measured: 731 MB against 52 MB for 400 frames of 400×300).
+    private func scale(_ decoded: DecodedImage, plan: ThumbnailGeometry, spec: ThumbnailSpec,
+                       format: OutputFormat) throws(ImagingError) -> VipsImageRef
     {
-        let header = decoded.header, frames = decoded.frames
-        let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth,
-                                     sourceHeight: header.orientedHeight, spec: spec)
+        let frames = decoded.frames
         var image = decoded.image
         let frameWidth = image.width, frameHeight = decoded.frameHeight
 
@@ -61,26 +98,7 @@ struct ThumbnailRenderer: Sendable {
         } else if !image.hasAlpha && willPad && format.supportsAlpha && spec.background.alpha < 255 {
             image = try image.withOpaqueAlpha()
         }
-
-        // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
-        // a smart gravity crops where libvips finds the most attention or entropy (on a still
-        // image only: on an animation the crop would jump from frame to frame).
-        let scaledHeight = image.height / frames
-        let cropsOnly = plan.canvasWidth <= image.width && plan.canvasHeight <= scaledHeight
-        let resized = plan.canvasWidth != image.width || plan.canvasHeight != scaledHeight
-        if frames == 1, cropsOnly, resized, let interesting = spec.gravity.interesting {
-            image = try image.smartCropped(to: plan.canvasWidth, plan.canvasHeight,
-                                           interesting: interesting)
-        } else if resized {
-            var background = spec.background.colour(grey: grey)
-            if image.hasAlpha { background.append(Double(spec.background.alpha)) }
-            image = try eachFrame(of: image, frames: frames) { frame throws(ImagingError) in
-                try frame.placed(on: plan.canvasWidth, plan.canvasHeight,
-                                 at: spec.gravity.compassDirection, background: background)
-            }
-        }
-        // The savers tell frames apart by `page-height`, which still holds the source's.
-        return frames > 1 ? try image.withPageHeight(plan.canvasHeight) : image
+        return image
     }
 
     /// `body` applied to each of the `frames` frames stacked in `image`, stacked again (the

@@ -1,4 +1,5 @@
 import CVips
+import Foundation
 
 /// What the libvips in this process can read and write, and which of its loaders may open files.
 ///
@@ -126,6 +127,10 @@ public struct VipsCapabilities: Sendable, Equatable {
             return false
         }
         let image = VipsImageRef(owning: pointer)
-        return (try? ImageEncoder().encode(image, as: .avif, quality: nil, options: EncodingOptions())) != nil
+        let encoded = try? StageWatch.run("encode", seconds: 60, cancellation: nil, onOverrun: { _ in }) {
+            watch throws(ImagingError) -> Data in
+            try ImageEncoder().encode(image, as: .avif, quality: nil, options: EncodingOptions(), watch: watch)
+        }
+        return encoded != nil
     }
 }

@@ -134,6 +134,20 @@ extension VipsImageRef {
         return copy
     }
 
+    /// A new image header over the same pixels: something of this stage's own to kill, so that
+    /// a kill never lands on an image other rows read.
+    func copied() throws(ImagingError) -> VipsImageRef {
+        try Self.make("copy") { tg_copy(pointer, $0) }
+    }
+
+    /// Reads every pixel once, in constant memory, to find out whether the data decodes.
+    func readAllPixels() throws(ImagingError) {
+        var average = 0.0
+        guard tg_avg(pointer, &average) == 0 else {
+            throw .libvips(operation: "decode", message: VipsErrorBuffer.take())
+        }
+    }
+
     /// Renders the whole image into memory, so that several consumers can read it without
     /// decoding the source again (a sequential source can be read only once).
     func copiedToMemory() throws(ImagingError) -> VipsImageRef {

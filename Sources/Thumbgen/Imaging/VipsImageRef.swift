@@ -52,7 +52,4 @@ final class VipsImageRef: @unchecked Sendable {
     func kill() {
         vips_image_set_kill(pointer, 1)
     }
-
-    /// Whether `kill()` was called.
-    var isKilled: Bool { vips_image_iskilled(pointer) != 0 }
 }

@@ -35,8 +35,8 @@ public enum VipsRuntime {
         return .success(())
     }()
 
-    /// The loader classes switched on by `--enable-loader`, on top of `enabledLoaders`.
-    private static let extraLoaderClasses = Mutex<[String]>([])
+    /// The loaders switched on by `--enable-loader`, on top of `enabledLoaders`, by nickname.
+    private static let extraLoaderNicknames = Mutex<[String]>([])
 
     /// Starts libvips if it has not started; safe to call from any thread, any number of times.
     /// `extraLoaders` (libvips nicknames such as `svgload`) are enabled as well, for good.
@@ -46,8 +46,8 @@ public enum VipsRuntime {
             guard let family = loaderFamily(nickname) else {
                 throw .libvips(operation: "enable-loader", message: "no loader named \(nickname)")
             }
-            extraLoaderClasses.withLock { classes in
-                if !classes.contains(family) { classes.append(family) }
+            extraLoaderNicknames.withLock { nicknames in
+                if !nicknames.contains(nickname) { nicknames.append(nickname) }
             }
             vips_operation_block_set(family, 0)
         }
@@ -58,10 +58,17 @@ public enum VipsRuntime {
         (try? initialised.get()) != nil && loaderFamily(nickname) != nil
     }
 
-    /// Whether a loader class (as `vips_foreign_find_load` names it) may open files now.
-    static func isEnabled(loaderClass: String) -> Bool {
-        let extra = extraLoaderClasses.withLock { $0 }
-        return (enabledLoaders + extra).contains { loaderClass.hasPrefix($0) }
+    /// The loader that opens the file at `path`, by nickname, or nil when no enabled loader
+    /// does. The built-in formats are named from their magic bytes (`FormatSniffer`); only
+    /// loaders opted in with `--enable-loader` run their own sniffers, and only after that.
+    /// No blocked loader's code runs.
+    static func loader(for path: String) -> String? {
+        guard let header = FormatSniffer.header(path: path) else { return nil }
+        if let builtIn = FormatSniffer.loader(forHeader: header) {
+            return loaderExists(builtIn) ? builtIn : nil
+        }
+        let extra = extraLoaderNicknames.withLock { $0 }
+        return extra.first { tg_loader_is_a($0, path) != 0 }
     }
 
     /// The base class of a loader's file, buffer and source variants (`svgload` →

@@ -108,15 +108,13 @@ final class Job: Sendable {
         finish(result)
     }
 
-    /// Ends the job as cancelled and stops an encode in progress at once. Its operations are
-    /// not cancelled as `Operation`s: each sees that the job has finished and returns without
-    /// work, and a shared decode is skipped once every job waiting on it has finished. (On
-    /// Linux, cancelling an operation that waits on a dependency leaves a dangling pointer in
-    /// that dependency, which crashes when it finishes.)
+    /// Ends the job as cancelled. Its operations are not cancelled as `Operation`s: each sees
+    /// that the job has finished and returns without work, and a shared decode is skipped once
+    /// every job waiting on it has finished. (On Linux, cancelling an operation that waits on a
+    /// dependency leaves a dangling pointer in that dependency, which crashes when it
+    /// finishes.) Work already running is stopped by the run's `Cancellation`.
     func cancel() {
-        let operations = state.withLock { $0.operations }
         fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
-        for case let render as RenderOperation in operations { render.abandon() }
     }
 }
 

@@ -6,6 +6,8 @@ import Foundation
 struct OutputDelivery: Sendable {
     /// Writes under `--out`; nil for a cache-only run.
     let writer: AtomicFileWriter?
+    /// Who has which path in this run; nil when nothing is written (or for the dry run).
+    var claims: OutputClaims?
 
     /// How a delivery ended.
     enum Delivery {
@@ -34,25 +36,50 @@ struct OutputDelivery: Sendable {
 
     /// Delivers the output described by `record` for `request`; `bytes` is asked for the
     /// encoded bytes only if the file must be written. `rendered` says whether the output was
-    /// made in this run (a cache-only run reports it `written` into the cache).
+    /// made in this run (a cache-only run reports it `written` into the cache). `completion`
+    /// hears how it went: at once, or from another thread once the path's claim is decided
+    /// (`OutputClaims`: an earlier row may still be about to take the same path).
     func deliver(_ record: OutputRecord, for request: ThumbnailRequest, rendered: Bool,
-                 bytes: () -> Data?) -> Delivery {
+                 bytes: @escaping @Sendable () -> Data?,
+                 completion: @escaping @Sendable (Delivery) -> Void) {
         var result = RowResult(
             row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
             width: record.width, height: record.height, bytes: record.bytes,
             sha256: record.sha256, format: record.format)
         guard let writer else {
             // A cache-only run checks a cached output's bytes, so that it repairs damage.
-            if !rendered && bytes() == nil { return .bytesMissing }
+            if !rendered && bytes() == nil { return completion(.bytesMissing) }
             result.status = rendered ? .written : .unchanged
-            return .done(result)
+            return completion(.done(result))
         }
         let path: String
         switch Self.path(of: record, for: request) {
         case .success(let found): path = found
-        case .failure(let failure): return .failed(failure)
+        case .failure(let failure): return completion(.failed(failure))
         }
         result.out = path
+        let found = result
+        let write: @Sendable () -> Void = {
+            completion(Self.write(found, record: record, to: path, with: writer, bytes: bytes))
+        }
+        guard let claims else { return write() }
+        claims.claim(row: request.row, path: path, sha256: record.sha256) { decision in
+            switch decision {
+            case .write:
+                write()
+            case .identical:
+                completion(.done(found))
+            case .conflict(let other):
+                completion(.failed(ThumbnailFailure(.outputConflict, "\(request.sourceText): row "
+                    + "\(other) writes other bytes to \(path); give one of them another out")))
+            }
+        }
+    }
+
+    /// Writes `result`'s output to `path` unless the file already holds its bytes.
+    private static func write(_ result: RowResult, record: OutputRecord, to path: String,
+                              with writer: AtomicFileWriter, bytes: () -> Data?) -> Delivery {
+        var result = result
         do {
             if try writer.holds(path, sha256: record.sha256, size: record.bytes) {
                 return .done(result)
@@ -63,7 +90,7 @@ struct OutputDelivery: Sendable {
             return .done(result)
         } catch {
             return .failed(ThumbnailFailure(error.escaped ? .outputEscapes : .writeFailed,
-                                            "\(request.sourceText): \(error.description)"))
+                                            "\(result.src): \(error.description)"))
         }
     }
 }

@@ -31,7 +31,11 @@ public final class Pipeline: Sendable {
     private let downloadQueue = OperationQueue()
     private let downloads: DownloadSupport
     private let gate: AdmissionGate
-    private let registry = SourceRegistry()
+    private let registry: SourceRegistry
+    /// Stops the work in flight (evaluations, hashing, fetches) when the run is cancelled.
+    private let cancellation = Cancellation()
+    /// Entered when a row is submitted, left when its result is delivered.
+    private let rows = DispatchGroup()
     private let decoder: SourceDecoder
     private let onResult: @Sendable (RowResult) -> Void
     private let state = Mutex(State())
@@ -58,8 +62,9 @@ public final class Pipeline: Sendable {
         VipsRuntime.setThreadsPerImage(configuration.threadsPerImage)
         self.configuration = configuration
         self.decoder = SourceDecoder(limits: configuration.limits)
-        let delivery = OutputDelivery(
+        var delivery = OutputDelivery(
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
+        delivery.claims = delivery.writer == nil ? nil : OutputClaims()
         let reporting: CacheReporting = configuration.cache == nil ? .none
             : configuration.outputDirectory == nil ? .warm : .cache
         self.delivery = delivery
@@ -69,6 +74,7 @@ public final class Pipeline: Sendable {
                           strictness: configuration.limits.strictness)
         }
         self.gate = AdmissionGate(limit: configuration.maxPendingRows)
+        self.registry = SourceRegistry(cancellation: cancellation)
         self.onResult = onResult
         decodeQueue.name = "thumbgen.decode"
         decodeQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
@@ -98,17 +104,33 @@ public final class Pipeline: Sendable {
     /// on into the pipeline from there.
     public func submit(_ request: ThumbnailRequest) {
         admit()
+        rows.enter()
+        // In manifest order, before any later row can ask for a path.
+        delivery.claims?.expect(row: request.row, pattern: OutputPathPattern(
+            template: request.outTemplate, name: request.source.stem, fit: request.spec.fit, row: request.row))
         configuration.onEvent?(.started(request))
         guard let cached, !isCancelled else { return enqueue(request) }
         checking.enter()
         cacheChecks.async { [self] in
             defer { checking.leave() }
-            if let result = cached.result(for: request) {
-                gate.leave()
-                onResult(result)
-            } else {
-                enqueue(request)
+            // The answer may come later, from another thread, once the output's path is
+            // settled; a miss then hands its operations over itself, since the reader may have
+            // stopped flushing by then.
+            let answered = Mutex(false)
+            cached.serve(request) { [self] result in
+                if let result { return deliver(result) }
+                // Enqueued under the lock, so that an answer racing this thread's return is
+                // either in the batch before the reader's last flush or flushed here.
+                let late = answered.withLock { returned -> Bool in
+                    if !returned { enqueue(request) }
+                    return returned
+                }
+                if late {
+                    enqueue(request)
+                    flush()
+                }
             }
+            answered.withLock { $0 = true }
         }
     }
 
@@ -127,8 +149,7 @@ public final class Pipeline: Sendable {
             [weak self] job, result in
             guard let self else { return }
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
-            self.gate.leave()
-            self.onResult(result)
+            self.deliver(result)
         }
         let (task, isNew) = registry.task(for: job, decoder: decoder, cached: cached,
                                             download: downloads.operation)
@@ -175,6 +196,14 @@ public final class Pipeline: Sendable {
         onResult(result)
     }
 
+    /// Hands an admitted row's result on, and gives its place back.
+    private func deliver(_ result: RowResult) {
+        delivery.claims?.settle(row: result.row)
+        gate.leave()
+        onResult(result)
+        rows.leave()
+    }
+
     /// Hands every queued operation to its queue.
     public func flush() {
         let batch = state.withLock { state in
@@ -185,13 +214,21 @@ public final class Pipeline: Sendable {
     }
 
     /// Waits until every submitted row has its result.
+    ///
+    /// Operations may outlive their rows: a cancelled row's encode stopping, or a stage that
+    /// ignored its deadline (C code that never checks the kill flag), whose row the stage watch
+    /// has already ended. The first end within moments and are waited for, for a second at
+    /// most after a cancel; the second are not, so that no C code can hold the run hostage.
     public func waitUntilFinished() {
         checking.wait()
         flush()
-        downloadQueue.waitUntilAllOperationsAreFinished()
-        decodeQueue.waitUntilAllOperationsAreFinished()
-        renderQueue.waitUntilAllOperationsAreFinished()
-        writeQueue.waitUntilAllOperationsAreFinished()
+        rows.wait()
+        let queues = [downloadQueue, decodeQueue, renderQueue, writeQueue]
+        let patience = ContinuousClock.now + .seconds(1)
+        while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,
+              !isCancelled || ContinuousClock.now < patience {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
         downloads.finish()
     }
 
@@ -203,6 +240,7 @@ public final class Pipeline: Sendable {
             return Array(state.active.values)
         }
         jobs.forEach { $0.cancel() }
+        cancellation.cancel()
         for case let download as DownloadOperation in downloadQueue.operations { download.abandon() }
     }
 }

@@ -5,6 +5,12 @@ import Synchronization
 /// decode (Nuke's coalescing: work that differs only in later stages shares earlier ones).
 final class SourceRegistry: Sendable {
     private let tasks = Mutex<[SourceLocation: SourceTask]>([:])
+    private let cancellation: Cancellation?
+
+    /// A registry whose tasks' decodes stop when `cancellation` is pressed.
+    init(cancellation: Cancellation?) {
+        self.cancellation = cancellation
+    }
 
     /// Attaches `job` to the open task for its source, or to a new one; returns the task and
     /// whether it is new (a new task's decode must be enqueued by the caller).
@@ -20,7 +26,8 @@ final class SourceRegistry: Sendable {
                 fetch = download(url, job.request.maxAge)
                 fetch?.order = job.request.row
             }
-            let task = SourceTask(source: source, decoder: decoder, download: fetch, cached: cached)
+            let task = SourceTask(source: source, decoder: decoder, download: fetch, cached: cached,
+                                  cancellation: cancellation)
             _ = task.attach(job)
             tasks[source] = task
             return (task, true)

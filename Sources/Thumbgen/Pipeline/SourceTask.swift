@@ -24,11 +24,11 @@ final class SourceTask: Sendable {
     /// A task for `source`, decoding with `decoder` (after `download`, for a remote source),
     /// serving what it can from `cached`.
     init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?,
-         cached: CachedOutputs?) {
+         cached: CachedOutputs?, cancellation: Cancellation?) {
         self.source = source
         self.download = download
         self.decode = DecodeOperation(source: source, decoder: decoder, download: download,
-                                      cached: cached)
+                                      cached: cached, cancellation: cancellation)
         decode.task = self
         if let download {
             decode.addDependency(download)

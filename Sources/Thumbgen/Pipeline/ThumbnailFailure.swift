@@ -35,6 +35,8 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case notSupported = "not_supported"
     /// The run was interrupted before the row finished.
     case cancelled
+    /// An earlier row in the manifest writes other bytes to the same output path.
+    case outputConflict = "output_conflict"
 }
 
 /// Why one row failed: a code for scripts and a message for people that names the source.

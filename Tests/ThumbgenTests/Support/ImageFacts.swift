@@ -24,8 +24,7 @@ struct ImageFacts: Sendable, CustomStringConvertible {
     /// 16-bit).
     static func mean(_ url: URL) throws -> Double {
         try VipsRuntime.start()
-        guard let image = tg_load_file(url.path, Int32(VIPS_ACCESS_RANDOM.rawValue),
-                                       Int32(VIPS_FAIL_ON_NONE.rawValue)) else {
+        guard let image = testLoadImage(url.path, access: VIPS_ACCESS_RANDOM, failOn: VIPS_FAIL_ON_NONE) else {
             throw FixtureError("loading \(url.lastPathComponent)")
         }
         defer { tg_unref(image) }
@@ -37,8 +36,7 @@ struct ImageFacts: Sendable, CustomStringConvertible {
     /// The mean band value of each frame of `url`.
     static func frameMeans(_ url: URL) throws -> [Double] {
         try VipsRuntime.start()
-        guard let image = tg_load_file_all_pages(url.path, Int32(VIPS_ACCESS_RANDOM.rawValue),
-                                                 Int32(VIPS_FAIL_ON_NONE.rawValue)) else {
+        guard let image = testLoadImage(url.path, access: VIPS_ACCESS_RANDOM, failOn: VIPS_FAIL_ON_NONE, allPages: true) else {
             throw FixtureError("loading \(url.lastPathComponent)")
         }
         defer { tg_unref(image) }
@@ -57,9 +55,8 @@ struct ImageFacts: Sendable, CustomStringConvertible {
     /// Reads the header of `url` with every frame loaded.
     static func read(_ url: URL) throws -> ImageFacts {
         try VipsRuntime.start()
-        guard let image = tg_load_file_all_pages(url.path, Int32(VIPS_ACCESS_RANDOM.rawValue),
-                                                 Int32(VIPS_FAIL_ON_NONE.rawValue))
-            ?? tg_load_file(url.path, Int32(VIPS_ACCESS_RANDOM.rawValue), Int32(VIPS_FAIL_ON_NONE.rawValue))
+        guard let image = testLoadImage(url.path, access: VIPS_ACCESS_RANDOM, failOn: VIPS_FAIL_ON_NONE, allPages: true)
+            ?? testLoadImage(url.path, access: VIPS_ACCESS_RANDOM, failOn: VIPS_FAIL_ON_NONE)
         else { throw FixtureError("reading the header of \(url.lastPathComponent)") }
         defer { tg_unref(image) }
         var loader: UnsafePointer<CChar>?

@@ -10,8 +10,7 @@ struct PixelImage: Sendable {
     /// Reads `url` at full size; `resizedTo` scales it first (lanczos3) to exactly that size.
     static func load(_ url: URL, resizedTo size: (width: Int, height: Int)? = nil) throws -> PixelImage {
         try VipsRuntime.start()
-        guard let loaded = tg_load_file(url.path, Int32(VIPS_ACCESS_RANDOM.rawValue),
-                                        Int32(VIPS_FAIL_ON_NONE.rawValue)) else {
+        guard let loaded = testLoadImage(url.path, access: VIPS_ACCESS_RANDOM, failOn: VIPS_FAIL_ON_NONE) else {
             throw FixtureError("loading \(url.lastPathComponent)")
         }
         var image = loaded

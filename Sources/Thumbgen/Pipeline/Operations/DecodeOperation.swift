@@ -21,6 +21,8 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     private let startedAt = Mutex<ContinuousClock.Instant?>(nil)
     private let download: DownloadOperation?
     private let cached: CachedOutputs?
+    /// The run's stop button: stops the decode's reads, hashing and fetches when pressed.
+    let cancellation: Cancellation?
 
     /// The decoded image for `job`, or the failure; nil if the operation was cancelled before
     /// it ran, or the job was served from the cache.
@@ -31,11 +33,12 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     var started: ContinuousClock.Instant? { startedAt.withLock { $0 } }
 
     init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?,
-         cached: CachedOutputs?) {
+         cached: CachedOutputs?, cancellation: Cancellation?) {
         self.source = source
         self.decoder = decoder
         self.download = download
         self.cached = cached
+        self.cancellation = cancellation
     }
 
     override func main() {
@@ -52,13 +55,16 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         case .success(let found):
             bytes = found
         }
+        // Hashing a large file or fetching again takes time: rows may have ended meanwhile.
+        jobs = jobs.filter { !$0.isFinished }
+        guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
         jobs.forEach { $0.record(origin: bytes.origin, digest: bytes.digest) }
         var (path, digest, keepAlive) = (bytes.path, bytes.digest, bytes.file)
         if let cached, let known = digest {
             jobs = jobs.filter { !cached.serve($0, sourceDigest: known) }
             guard !jobs.isEmpty else { return }
             if !bytes.verified {
-                switch cached.checkStoredSource(known, download: download) {
+                switch cached.checkStoredSource(known, download: download, cancellation: cancellation) {
                 case .failure(let failure):
                     return outcome.withLock { $0 = .failure(.fetch(failure, src: src)) }
                 case .success(let replacement?):
@@ -69,7 +75,19 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 }
             }
         }
-        decodeInGroups(path, for: jobs, digest: digest, keepAlive: keepAlive)
+        let decodeJobs = jobs
+        // Opening (the sniff and the header) and decoding are one stage under `--timeout`;
+        // one that ignores the deadline still ends its rows on time (StageWatch).
+        do {
+            try StageWatch.run("open", seconds: decoder.limits.seconds, cancellation: cancellation,
+                               onOverrun: { error in
+                decodeJobs.forEach { $0.fail(.imaging(error, src: src, stage: .decodeFailed)) }
+            }) { watch throws(ImagingError) in
+                try decodeInGroups(path, for: jobs, digest: digest, keepAlive: keepAlive, watch: watch)
+            }
+        } catch {
+            outcome.withLock { $0 = .failure(.imaging(error, src: src, stage: .decodeFailed)) }
+        }
         VipsRuntime.releaseThreadResources()
     }
 
@@ -83,7 +101,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                                     maxBytes: decoder.limits.maxInputBytes) {
                 return .failure(failure)
             }
-            let digest = cached?.cache.files.digest(of: local)
+            let digest = cached?.cache.files.digest(of: local, cancellation: cancellation)
             return .success(SourceBytes(path: local, digest: digest, origin: .local, verified: true, file: nil))
         case .remote:
             if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
@@ -110,15 +128,11 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     /// agrees, usually one group, so that no row's pixels depend on which other rows shared
     /// the decode. The file is opened once: at most one group (the one that loads at full
     /// size) reads the opened image itself; the others load again with their own settings.
+    /// Throws only what ends every job: a source that cannot be opened, or a timeout.
     private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
-                                keepAlive: DownloadedFile?) {
-        let opened: SourceDecoder.OpenedSource
-        do {
-            opened = try decoder.open(path: path)
-        } catch {
-            let failure = ThumbnailFailure.imaging(error, src: jobs[0].request.sourceText, stage: .decodeFailed)
-            return outcome.withLock { $0 = .failure(failure) }
-        }
+                                keepAlive: DownloadedFile?, watch: StageWatch) throws(ImagingError) {
+        let opened = try decoder.open(path: path)
+        watch.enter("decode")
         let header = opened.header
         var size = stat()
         let info = RowResult.SourceInfo(
@@ -156,7 +170,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         for group in shares {
             let allFrames = allFrames(group[0])
             let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
-                                allFrames: allFrames, digest: digest, keepAlive: keepAlive)
+                                allFrames: allFrames, digest: digest, keepAlive: keepAlive, watch: watch)
+            if case .failure(let failure) = result, failure.code == .timeout {
+                throw .timedOut(operation: "decode", seconds: decoder.limits.seconds)
+            }
             if case .success = result { group.forEach { $0.loaded(info) } }
             outcomes.withLock { outcomes in
                 for job in group { outcomes[ObjectIdentifier(job)] = result }
@@ -180,16 +197,16 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     }
 
     private func decode(_ opened: SourceDecoder.OpenedSource, for jobs: [Job], scale: Double,
-                        allFrames: Bool, digest: String?, keepAlive: DownloadedFile?)
-        -> Result<DecodedImage, ThumbnailFailure>
+                        allFrames: Bool, digest: String?, keepAlive: DownloadedFile?,
+                        watch: StageWatch) -> Result<DecodedImage, ThumbnailFailure>
     {
         do {
             var decoded = try decoder.decode(opened, requiredScale: scale, allFrames: allFrames)
             if jobs.count > 1 {
-                let lazy = decoded.image
-                let pixels = try EvaluationDeadline.run("decode", image: lazy, seconds: decoder.limits.seconds) {
-                    () throws(ImagingError) -> VipsImageRef in try lazy.copiedToMemory()
-                }
+                let own = try decoded.image.copied()
+                watch.enter("decode", evaluating: own)
+                let pixels = try own.copiedToMemory()
+                watch.enter("decode")
                 decoded = DecodedImage(image: pixels, header: opened.header, frames: decoded.frames,
                                        isInMemory: true, path: decoded.path)
             }

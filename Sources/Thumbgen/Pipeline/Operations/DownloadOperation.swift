@@ -49,15 +49,20 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     }
 
     /// Fetches the body in full and waits for it: for a stored body found damaged when the
-    /// decode checked it. Blocks the calling thread; a rare path.
-    func fetchAgain() -> Result<Downloaded, FetchFailure> {
+    /// decode checked it. Blocks the calling thread (a rare path) until the transfer ends, or
+    /// `cancellation` aborts it.
+    func fetchAgain(cancellation: Cancellation?) -> Result<Downloaded, FetchFailure> {
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Downloaded, FetchFailure>?>(nil)
         start(conditionalOn: nil, headers: []) { result in
             outcome.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        if let cancellation {
+            cancellation.whileRegistered({ [self] in abandon() }) { done.wait() }
+        } else {
+            done.wait()
+        }
         return outcome.withLock { $0 } ?? .failure(FetchFailure(error: .cancelled, attempts: 0, status: 0))
     }
 

@@ -19,25 +19,16 @@ final class RenderOperation: Operation, @unchecked Sendable {
     private let decode: DecodeOperation
     private let renderer = ThumbnailRenderer()
     private let encoder = ImageEncoder()
-    private let state = Mutex<(image: VipsImageRef?, encoded: Encoded?, abandoned: Bool)>((nil, nil, false))
+    private let output = Mutex<Encoded?>(nil)
 
     /// The encoded output, once the operation has succeeded.
-    var encoded: Encoded? { state.withLock { $0.encoded } }
+    var encoded: Encoded? { output.withLock { $0 } }
 
     init(job: Job, decode: DecodeOperation) {
         self.job = job
         self.decode = decode
         super.init()
         addDependency(decode)
-    }
-
-    /// Stops an encode in progress at once, and any later one from starting: the job was
-    /// cancelled.
-    func abandon() {
-        state.withLock {
-            $0.abandoned = true
-            return $0.image
-        }?.kill()
     }
 
     override func main() {
@@ -55,44 +46,50 @@ final class RenderOperation: Operation, @unchecked Sendable {
             defer { job.record(\.render, since: start) }
             let format = FormatResolver.resolve(request.spec.format, outTemplate: request.outTemplate,
                                                 source: decoded.header.format)
-            if PassThrough.applies(decoded.header, spec: request.spec, format: format),
-               let path = decoded.path {
-                // The bytes go out as they are, so they must decode cleanly first.
-                if !decoded.isInMemory, let error = decode.decoder.decodeError(path: path) {
-                    return job.fail(.imaging(error, src: request.sourceText, stage: .decodeFailed))
-                }
-                if let data = PassThrough.bytes(of: path, format: format) {
-                    return finish(data, width: decoded.header.orientedWidth,
-                                  height: decoded.header.orientedHeight, format: format, decoded: decoded)
-                }
-            }
+            // Everything from here to the encoded bytes is one stage under `--timeout`; a
+            // stage that ignores the deadline still ends its row on time (StageWatch).
             do {
-                let image = try renderer.render(decoded, spec: request.spec, format: format)
-                let abandoned = state.withLock {
-                    $0.image = image
-                    return $0.abandoned
+                let data = try StageWatch.run(
+                    "render", seconds: decode.decoder.limits.seconds, cancellation: decode.cancellation,
+                    onOverrun: { [job] error in job.fail(.imaging(error, src: request.sourceText, stage: .encodeFailed)) }
+                ) { watch throws(ImagingError) -> (Data, Int, Int) in
+                    try renderAndEncode(decoded, format: format, watch: watch)
                 }
-                if abandoned { image.kill() }
-                let data = try EvaluationDeadline.run("encode", image: image, seconds: decode.decoder.limits.seconds) {
-                    () throws(ImagingError) -> Data in
-                    try encoder.encode(image, as: format, quality: request.spec.quality,
-                                       options: request.spec.encoding)
-                }
-                state.withLock { $0.image = nil }
-                finish(data, width: image.width, height: image.pageHeight, format: format, decoded: decoded)
+                finish(data.0, width: data.1, height: data.2, format: format, decoded: decoded)
             } catch {
-                state.withLock { $0.image = nil }
                 job.fail(failure(after: error, decoded: decoded))
             }
         }
+    }
+
+    /// The output's bytes and size: the source's own bytes when it passes through, else a
+    /// render and an encode.
+    private func renderAndEncode(_ decoded: DecodedImage, format: OutputFormat, watch: StageWatch)
+        throws(ImagingError) -> (Data, Int, Int)
+    {
+        let request = job.request
+        if PassThrough.applies(decoded.header, spec: request.spec, format: format),
+           let path = decoded.path {
+            // The bytes go out as they are, so they must decode cleanly first.
+            if !decoded.isInMemory, let error = decode.decoder.decodeError(path: path, watch: watch) {
+                throw error
+            }
+            if let data = PassThrough.bytes(of: path, format: format) {
+                return (data, decoded.header.orientedWidth, decoded.header.orientedHeight)
+            }
+        }
+        let image = try renderer.render(decoded, spec: request.spec, format: format, watch: watch)
+        let data = try encoder.encode(image, as: format, quality: request.spec.quality,
+                                      options: request.spec.encoding, watch: watch)
+        return (data, image.width, image.pageHeight)
     }
 
     private func finish(_ data: Data, width: Int, height: Int, format: OutputFormat,
                         decoded: DecodedImage) {
         let digest = ContentDigest.of(data)
         let request = job.request
-        state.withLock {
-            $0.encoded = Encoded(
+        output.withLock {
+            $0 = Encoded(
                 data: data, width: width, height: height, format: format, sha256: digest,
                 cacheKey: decoded.sourceDigest.map { OutputKey.make(
                     sourceDigest: $0, request: request, strictness: decode.decoder.limits.strictness) })
@@ -105,10 +102,19 @@ extension RenderOperation {
     /// on its own) is a decode failure, anything else an encode failure.
     func failure(after error: ImagingError, decoded: DecodedImage) -> ThumbnailFailure {
         let src = job.request.sourceText
-        if state.withLock({ $0.abandoned }) { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
+        if decode.cancellation?.isCancelled == true { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
         if case .timedOut = error { return .imaging(error, src: src, stage: .encodeFailed) }
-        if !decoded.isInMemory, let path = decoded.path,
-           let decodeError = decode.decoder.decodeError(path: path) {
+        guard !decoded.isInMemory, let path = decoded.path else {
+            return .imaging(error, src: src, stage: .encodeFailed)
+        }
+        // The re-read gets a deadline of its own: the render's may be spent.
+        let decodeError = try? StageWatch.run(
+            "decode", seconds: decode.decoder.limits.seconds, cancellation: decode.cancellation,
+            onOverrun: { [job] error in job.fail(.imaging(error, src: src, stage: .decodeFailed)) }
+        ) { watch throws(ImagingError) -> ImagingError? in
+            decode.decoder.decodeError(path: path, watch: watch)
+        }
+        if let decodeError {
             return .imaging(decodeError, src: src, stage: .decodeFailed)
         }
         return .imaging(error, src: src, stage: .encodeFailed)

@@ -32,15 +32,20 @@ final class WriteOperation: Operation, @unchecked Sendable {
         if let cache, let key = encoded.cacheKey {
             cache.storeOutput(encoded.data, record: record, key: key)
         }
-        switch delivery.deliver(record, for: job.request, rendered: true, bytes: { encoded.data }) {
-        case .done(let result):
-            job.record(\.write, since: start)
-            job.finish(result)
-        case .failed(let failure):
-            job.fail(failure)
-        case .bytesMissing:
-            // Unreachable: the bytes are in hand.
-            job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the encoded bytes went missing"))
+        // The job may end later, on another thread, when an earlier row could still take the
+        // same path (OutputClaims); this operation does not wait for it.
+        let job = job
+        delivery.deliver(record, for: job.request, rendered: true, bytes: { encoded.data }) { delivery in
+            switch delivery {
+            case .done(let result):
+                job.record(\.write, since: start)
+                job.finish(result)
+            case .failed(let failure):
+                job.fail(failure)
+            case .bytesMissing:
+                // Unreachable: the bytes are in hand.
+                job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the encoded bytes went missing"))
+            }
         }
     }
 }

@@ -1,0 +1,125 @@
+import Dispatch
+import Synchronization
+
+/// Bounds one stage of a row's work in time (`--timeout`), and lets a cancelled run stop it.
+///
+/// libvips checks an image's kill flag between tiles, so killing the image a stage evaluates
+/// ends most work within one tile. Some C code never looks at that flag: libaom's AV1 encoder
+/// inside an AVIF save, a loader parsing a hostile header. When a stage is still running
+/// `grace` seconds past its deadline, the watch gives up waiting: it reports the stage as timed
+/// out through `onOverrun`, so that the stage's rows end on time and the run can finish, and
+/// leaves the thread to return on its own (whatever it returns then is dropped). Only a process
+/// boundary could take that core back; in process, the row's result is what can be kept true.
+///
+/// The watch kills only images its own stage made: never a decoded image that other rows
+/// share, so that one row's timeout or cancel cannot fail another row.
+final class StageWatch: Sendable {
+    /// Seconds past the deadline that code ignoring the kill flag is waited for.
+    static let grace = 1.0
+
+    /// Stages that overran their deadline and whose threads have not returned yet: a finished
+    /// run does not wait for them.
+    static var overrunning: Int { stuck.load(ordering: .relaxed) }
+    private static let stuck = Atomic<Int>(0)
+    private static let timers = DispatchQueue(label: "thumbgen.stage-watch")
+
+    private struct State {
+        var step: String
+        weak var target: VipsImageRef?
+        var running = true
+        var fired = false
+        var cancelled = false
+        var overran = false
+    }
+
+    private let state: Mutex<State>
+    private let seconds: Double
+
+    private init(step: String, seconds: Double) {
+        state = Mutex(State(step: step))
+        self.seconds = seconds
+    }
+
+    /// Runs `body`, starting at `step`, under a deadline of `seconds` and `cancellation`.
+    /// Throws `timedOut` naming the step reached when the deadline stopped the work; calls
+    /// `onOverrun` (from another thread) when the work ignores the deadline for `grace` more.
+    static func run<T>(_ step: String, seconds: Double, cancellation: Cancellation?,
+                       onOverrun: @escaping @Sendable (ImagingError) -> Void,
+                       _ body: (StageWatch) throws(ImagingError) -> T) throws(ImagingError) -> T {
+        let watch = StageWatch(step: step, seconds: seconds)
+        let deadline = DispatchWorkItem { [watch] in watch.fire() }
+        let giveUp = DispatchWorkItem { [watch] in
+            if let error = watch.overrun() { onOverrun(error) }
+        }
+        // Cancelled when the stage ends, so that a long run does not pile up timers.
+        defer {
+            deadline.cancel()
+            giveUp.cancel()
+        }
+        timers.asyncAfter(deadline: .now() + seconds, execute: deadline)
+        timers.asyncAfter(deadline: .now() + seconds + grace, execute: giveUp)
+        let result: Result<T, ImagingError>
+        do {
+            result = .success(try withCancellation(cancellation, watch) { () throws(ImagingError) -> T in
+                try body(watch)
+            })
+        } catch {
+            result = .failure(error)
+        }
+        let (fired, overran, step) = watch.state.withLock { state in
+            state.running = false
+            return (state.fired, state.overran, state.step)
+        }
+        if overran { stuck.subtract(1, ordering: .relaxed) }
+        if overran || (fired && (try? result.get()) == nil) {
+            throw .timedOut(operation: step, seconds: seconds)
+        }
+        return try result.get()
+    }
+
+    private static func withCancellation<T>(_ cancellation: Cancellation?, _ watch: StageWatch,
+                                            _ body: () throws(ImagingError) -> T) throws(ImagingError) -> T {
+        guard let cancellation else { return try body() }
+        return try cancellation.whileRegistered({ [watch] in watch.cancel() }, body)
+    }
+
+    /// Notes that the stage moved on to `step`, evaluating `image` (which must be the stage's
+    /// own, not a shared one): the kill reaches it from now on, at once if the deadline passed
+    /// or the run was cancelled already.
+    func enter(_ step: String, evaluating image: VipsImageRef? = nil) {
+        let killNow = state.withLock { state -> Bool in
+            state.step = step
+            state.target = image
+            return state.fired || state.cancelled
+        }
+        if killNow { image?.kill() }
+    }
+
+    private func fire() {
+        state.withLock { state -> VipsImageRef? in
+            guard state.running else { return nil }
+            state.fired = true
+            return state.target
+        }?.kill()
+    }
+
+    private func cancel() {
+        state.withLock { state -> VipsImageRef? in
+            state.cancelled = true
+            return state.target
+        }?.kill()
+    }
+
+    /// The timeout to report when the stage is still running past its grace period.
+    private func overrun() -> ImagingError? {
+        let step = state.withLock { state -> String? in
+            guard state.running, !state.overran else { return nil }
+            state.overran = true
+            // Counted under the lock, so that the stage's own return cannot uncount it first.
+            Self.stuck.add(1, ordering: .relaxed)
+            return state.step
+        }
+        guard let step else { return nil }
+        return .timedOut(operation: step, seconds: seconds)
+    }
+}

@@ -1,0 +1,153 @@
+import Crypto
+import Dispatch
+import Synchronization
+
+/// Gives every output path of a run to one row: no two rows ever write one file.
+///
+/// Two rows may render to the same path (the same template, `{name}` of two files named alike in
+/// different folders, two URLs that differ only in their query). The earlier row in manifest
+/// order keeps the path; a later row with identical bytes (same source, same recipe) is
+/// `unchanged`, and one with other bytes fails with `output_conflict`, naming the row that has
+/// it. Rows finish out of order, so a row whose path an earlier, unfinished row could still
+/// take waits here, without holding a thread, until that row has claimed a path or ended. Rows
+/// whose templates cannot meet never wait for each other (`OutputPathPattern`).
+///
+/// Memory: one small entry per path claimed (its hash, the row, a prefix of the bytes' digest),
+/// and one per row in flight.
+final class OutputClaims: Sendable {
+    /// What a row may do with the path it asked for.
+    enum Decision: Equatable, Sendable {
+        /// Write it: the path is the row's.
+        case write
+        /// An earlier row writes the very same bytes there: nothing to do.
+        case identical(row: Int)
+        /// An earlier row writes other bytes there.
+        case conflict(row: Int)
+    }
+
+    private struct PathKey: Hashable {
+        var high: UInt64, low: UInt64
+    }
+
+    private struct Owner {
+        var row: Int
+        var digestPrefix: UInt64
+    }
+
+    private struct Parked {
+        var row: Int
+        var path: String
+        var key: PathKey
+        var digest: UInt64
+        var resume: @Sendable (Decision) -> Void
+    }
+
+    private struct State {
+        var pending: [Int: OutputPathPattern] = [:]
+        var owners: [PathKey: Owner] = [:]
+        var parked: [Parked] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// An empty set of claims.
+    init() {}
+
+    /// Notes that `row` will ask for a path that `pattern` can render to. Rows must be
+    /// expected in manifest order, before any later row asks for its path.
+    func expect(row: Int, pattern: OutputPathPattern?) {
+        guard let pattern else { return }
+        state.withLock { $0.pending[row] = pattern }
+    }
+
+    /// Asks for `path` for `row`, whose bytes have the SHA-256 `sha256`. `resume` hears the
+    /// decision: at once, or later, from another thread, once every earlier row that could
+    /// take the path has taken one or ended.
+    func claim(row: Int, path: String, sha256: String, resume: @escaping @Sendable (Decision) -> Void) {
+        let normalized = Self.normalized(path)
+        let parked = Parked(row: row, path: normalized, key: Self.key(normalized),
+                            digest: Self.prefix(sha256), resume: resume)
+        let (decision, woken) = state.withLock { state -> (Decision?, [(Parked, Decision)]) in
+            guard let decision = Self.decide(parked, in: &state) else {
+                state.parked.append(parked)
+                return (nil, [])
+            }
+            return (decision, Self.wake(&state))
+        }
+        if let decision { resume(decision) }
+        Self.resume(woken)
+    }
+
+    /// Notes that `row` has ended (whatever its result): rows waiting on it may go on.
+    func settle(row: Int) {
+        let woken = state.withLock { state -> [(Parked, Decision)] in
+            guard state.pending.removeValue(forKey: row) != nil else { return [] }
+            return Self.wake(&state)
+        }
+        Self.resume(woken)
+    }
+
+    /// The decision for `request`, taking the path when it is the row's; nil while an earlier
+    /// pending row could still take it.
+    private static func decide(_ request: Parked, in state: inout State) -> Decision? {
+        let decision = undecided(request, in: &state)
+        // Decided, the row can no longer take another path: rows behind it need not wait.
+        if decision != nil { state.pending[request.row] = nil }
+        return decision
+    }
+
+    private static func undecided(_ request: Parked, in state: inout State) -> Decision? {
+        if let owner = state.owners[request.key], owner.row != request.row {
+            return owner.digestPrefix == request.digest ? .identical(row: owner.row) : .conflict(row: owner.row)
+        }
+        let waits = state.pending.contains { row, pattern in row < request.row && pattern.matches(request.path) }
+        guard !waits else { return nil }
+        state.owners[request.key] = Owner(row: request.row, digestPrefix: request.digest)
+        return .write
+    }
+
+    /// Decides every parked request that can be decided now, in manifest order.
+    private static func wake(_ state: inout State) -> [(Parked, Decision)] {
+        var woken: [(Parked, Decision)] = []
+        var progress = true
+        while progress {
+            progress = false
+            state.parked.sort { $0.row < $1.row }
+            for (index, parked) in state.parked.enumerated() {
+                if let decision = decide(parked, in: &state) {
+                    woken.append((parked, decision))
+                    state.parked.remove(at: index)
+                    progress = true
+                    break
+                }
+            }
+        }
+        return woken
+    }
+
+    /// Resumes woken requests off the caller's thread: a resume writes a file and ends a row,
+    /// which may wake more rows in turn.
+    private static func resume(_ woken: [(Parked, Decision)]) {
+        for (parked, decision) in woken {
+            DispatchQueue.global().async { parked.resume(decision) }
+        }
+    }
+
+    /// `path` with empty and `.` components dropped, so that `a//b` and `./a/b` are `a/b`.
+    static func normalized(_ path: String) -> String {
+        guard path.contains("//") || path.hasPrefix("./") || path.contains("/./") else { return path }
+        return path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+    }
+
+    private static func key(_ path: String) -> PathKey {
+        let digest = Array(SHA256.hash(data: Array(path.utf8)))
+        func word(_ offset: Int) -> UInt64 {
+            digest[offset..<offset + 8].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        return PathKey(high: word(0), low: word(8))
+    }
+
+    private static func prefix(_ sha256: String) -> UInt64 {
+        UInt64(sha256.prefix(16), radix: 16) ?? 0
+    }
+}
