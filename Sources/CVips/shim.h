@@ -96,9 +96,20 @@ static inline int tg_colourspace(VipsImage *in, VipsImage **out, VipsInterpretat
     return vips_colourspace(in, out, space, NULL);
 }
 
-/// Cast that clips out-of-range values instead of wrapping them (float inputs, unpremultiply).
+/// Cast that clips out-of-range values instead of wrapping them, without rescaling (`shift`
+/// off): unpremultiplied pixels go back to the format they came from, and 16-bit pixels reach
+/// 8 bits through vips_colourspace instead, which scales every band, alpha included.
 static inline int tg_cast_shift(VipsImage *in, VipsImage **out, VipsBandFormat format) {
     return vips_cast(in, out, format, "shift", FALSE, NULL);
+}
+
+/// tg_icc_transform with the result at `depth` 8 or 16 bits. The transform casts extra bands
+/// (alpha) to that depth by clipping, so a 16-bit source must keep 16 bits through it.
+static inline int tg_icc_transform_depth(VipsImage *in, VipsImage **out, const char *output_profile,
+                                         const char *input_profile, int depth) {
+    return vips_icc_transform(in, out, output_profile, "input_profile", input_profile,
+                              "embedded", TRUE, "intent", VIPS_INTENT_PERCEPTUAL, "depth", depth,
+                              NULL);
 }
 
 // MARK: - Geometry

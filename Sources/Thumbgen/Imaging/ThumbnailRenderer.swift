@@ -136,20 +136,13 @@ struct ThumbnailRenderer: Sendable {
         var image = input
         let sourceIsGrey = image.interpretation == VIPS_INTERPRETATION_B_W
             || image.interpretation == VIPS_INTERPRETATION_GREY16
-        if image.hasICCProfile {
-            // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
-            // still good, and libvips' own conversion below takes over.
-            do {
-                image = try image.iccToSRGB(fallbackProfile: "srgb")
-            } catch {
-                image = try image.withoutMetadata()
-                if image.interpretation == VIPS_INTERPRETATION_CMYK {
-                    image = try image.iccToSRGB(fallbackProfile: "cmyk")
-                }
-            }
-        } else if image.interpretation == VIPS_INTERPRETATION_CMYK {
-            image = try image.iccToSRGB(fallbackProfile: "cmyk")
+        // Float scRGB and the like skip any profile: libvips hands lcms device values only as
+        // 8- or 16-bit integers, so linear 0–1 floats would come out black. libvips' own
+        // conversion below knows those spaces without a profile (as `vips thumbnail` does).
+        if profileCanRead(image) {
+            image = try throughProfile(image)
         }
+        // From RGB16 or GREY16 this scales every band to 8 bits, alpha included.
         let target = grey && sourceIsGrey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
         if image.interpretation != target {
             image = try image.colourspace(target)
@@ -158,6 +151,35 @@ struct ThumbnailRenderer: Sendable {
             image = try image.cast(VIPS_FORMAT_UCHAR)
         }
         return image
+    }
+
+    /// `image` converted to sRGB through its embedded profile, or through libvips' CMYK profile
+    /// when it is CMYK without a usable one; unchanged otherwise. 16-bit stays 16-bit.
+    private func throughProfile(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        if image.hasICCProfile {
+            // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
+            // still good, and libvips' own conversion takes over.
+            do {
+                return try image.iccToSRGB(fallbackProfile: "srgb")
+            } catch {
+                let bare = try image.withoutMetadata()
+                return bare.interpretation == VIPS_INTERPRETATION_CMYK
+                    ? try bare.iccToSRGB(fallbackProfile: "cmyk") : bare
+            }
+        }
+        return image.interpretation == VIPS_INTERPRETATION_CMYK
+            ? try image.iccToSRGB(fallbackProfile: "cmyk") : image
+    }
+
+    /// Whether an ICC transform can read `image`: 8- or 16-bit integers in a device space (RGB,
+    /// grey or CMYK), the only pixels libvips passes to lcms without casting them to 8 bits.
+    private func profileCanRead(_ image: VipsImageRef) -> Bool {
+        let deviceSpaces = [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_RGB, VIPS_INTERPRETATION_RGB16,
+                            VIPS_INTERPRETATION_B_W, VIPS_INTERPRETATION_GREY16, VIPS_INTERPRETATION_CMYK,
+                            VIPS_INTERPRETATION_MULTIBAND]
+        let format = image.bandFormat
+        return (format == VIPS_FORMAT_UCHAR || format == VIPS_FORMAT_USHORT)
+            && deviceSpaces.contains(image.interpretation)
     }
 
     private func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }

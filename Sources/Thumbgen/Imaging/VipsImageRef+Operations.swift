@@ -21,9 +21,14 @@ extension VipsImageRef {
         try Self.make("autorot") { tg_autorot(pointer, $0) }
     }
 
-    /// Converts to sRGB through the embedded ICC profile, or `fallbackProfile` without one.
+    /// Converts to sRGB through the embedded ICC profile, or `fallbackProfile` without one;
+    /// a 16-bit image comes out as 16-bit RGB16, any other as 8-bit sRGB.
     func iccToSRGB(fallbackProfile: String) throws(ImagingError) -> VipsImageRef {
-        try Self.make("icc_transform") { tg_icc_transform(pointer, $0, "srgb", fallbackProfile) }
+        // At 8 bits libvips would clip a 16-bit alpha band to 255 (opaque) instead of scaling it.
+        let depth: Int32 = bandFormat == VIPS_FORMAT_USHORT ? 16 : 8
+        return try Self.make("icc_transform") {
+            tg_icc_transform_depth(pointer, $0, "srgb", fallbackProfile, depth)
+        }
     }
 
     /// Converts to another colour space (libvips picks the route).
