@@ -1,8 +1,10 @@
 // The only door from Swift into libcurl.
 //
 // curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot
-// call; each shim fixes one argument type. Callbacks are plain C function pointers that receive
-// the transfer's context pointer. Policy lives in Swift (Sources/Thumbgen/Fetching).
+// call; each shim fixes one argument type and returns libcurl's result, which the Swift side
+// checks for every option (CurlTransfer: an option an older libcurl lacks must not pass
+// silently). Callbacks are plain C function pointers that receive the transfer's context
+// pointer. Policy lives in Swift (Sources/Thumbgen/Fetching).
 #ifndef THUMBGEN_CCURL_SHIM_H
 #define THUMBGEN_CCURL_SHIM_H
 

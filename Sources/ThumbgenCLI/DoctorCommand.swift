@@ -11,9 +11,11 @@ struct DoctorCommand: ParsableCommand {
             Lists the thumbgen, libvips and libcurl versions; the libvips loader of each input \
             format, whether libvips has it and whether it is enabled; the other loaders libvips \
             has, blocked unless --enable-loader names them; the libvips saver of each output \
-            format; and the limits the same flags would set for a run. Exits 1, naming what is \
-            missing, when a loader or saver thumbgen needs is absent, so that CI can use it as a \
-            health check.
+            format; whether libcurl can install the download safeguards (the address guard that \
+            refuses non-public addresses, and the restriction to http and https); and the limits \
+            the same flags would set for a run. Exits 1, naming what is missing, when a loader, \
+            saver or safeguard thumbgen needs is absent (the address guard is not needed with \
+            --allow-private-network), so that CI can use it as a health check.
             """)
 
     @Flag(help: "Print one JSON object (keys: thumbgen, libvips, libcurl, loaders, savers, limits) instead of text.")
@@ -38,6 +40,7 @@ struct DoctorCommand: ParsableCommand {
         let report = DoctorReport(vips: capabilities, curl: .current, limits: limits.limits(fetch: fetch))
         print(json ? try report.json() : report.text)
         let missing = capabilities.missing
+            + report.curl.missingSafeguards(allowPrivateNetwork: fetch.allowPrivateNetwork)
         if !missing.isEmpty {
             printError("missing: " + missing.joined(separator: ", "))
             throw ExitCode.failure
@@ -57,6 +60,7 @@ struct DoctorReport: Encodable {
     private enum Key: String, CodingKey {
         case thumbgen, libvips, libcurl, loaders, savers, limits
         case version, ssl, http2, zlib, format, name, available, enabled
+        case addressGuard = "address_guard", protocolRestriction = "protocol_restriction"
         case av1Encoder = "av1_encoder", maxPixels = "max_pixels", maxFrames = "max_frames"
         case maxOutputSize = "max_output_size", maxBytes = "max_bytes"
         case timeoutSeconds = "timeout_seconds", decodeStrictness = "decode_strictness"
@@ -73,6 +77,8 @@ struct DoctorReport: Encodable {
         try libcurl.encode(curl.ssl, forKey: .ssl)
         try libcurl.encode(curl.http2, forKey: .http2)
         try libcurl.encode(curl.zlib, forKey: .zlib)
+        try libcurl.encode(curl.addressGuard, forKey: .addressGuard)
+        try libcurl.encode(curl.protocolRestriction, forKey: .protocolRestriction)
         var loaders = top.nestedUnkeyedContainer(forKey: .loaders)
         for loader in vips.loaders {
             var entry = loaders.nestedContainer(keyedBy: Key.self)
@@ -125,6 +131,10 @@ struct DoctorReport: Encodable {
             return [saver.format.rawValue, saver.name, Self.yes(saver.available) + av1]
         }
         lines += ["", "output formats:"] + Self.table([["format", "saver", "available"]] + outputs)
+        lines += ["", "download safeguards (libcurl):"] + Self.table([
+            ["address guard", Self.yes(curl.addressGuard) + " (refuses non-public addresses; CURLOPT_PREREQFUNCTION, 7.80)"],
+            ["protocol restriction", Self.yes(curl.protocolRestriction) + " (http and https only, redirects included)"],
+        ])
         let mebibytes = String(format: "%.1f MiB", Double(limits.maxInputBytes) / 1_048_576)
         lines += ["", "limits:"] + Self.table([
             ["max pixels", String(limits.maxPixels)],

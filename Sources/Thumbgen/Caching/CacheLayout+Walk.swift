@@ -50,11 +50,6 @@ extension CacheLayout {
         return found
     }
 
-    /// What lies directly inside the temporary folder: files, and download folders.
-    func temporaryEntries() -> [Entry] {
-        names(in: temporaryFolder).compactMap { entry(at: temporaryFolder + "/" + $0, name: $0) }
-    }
-
     /// The names inside `folder` (none when it cannot be read).
     func names(in folder: String) -> [String] {
         (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
@@ -79,7 +74,7 @@ extension CacheLayout {
     }
 
     /// The regular files under `path` (itself, when it is a file), their bytes, and the newest
-    /// modification time among them and the folders: how recently a download folder was used.
+    /// modification time among them and the folders.
     func tree(_ path: String) -> (files: Int, bytes: Int64, newest: Double) {
         guard let top = entry(at: path, name: (path as NSString).lastPathComponent) else {
             return (0, 0, 0)

@@ -12,8 +12,9 @@ import Foundation
 ///
 /// One file per entry, as Bazel's disk cache and git's object store do it: every write is a
 /// temporary file and a rename, so readers see whole entries or none, processes on one machine
-/// or several (a shared volume) need no lock, and a crash leaves at worst a stray temporary
-/// file. The two-hex-digit fan-out keeps folders small.
+/// or several (a shared volume) need no lock to read or write entries, and a crash leaves at
+/// worst a stray temporary file, which its own advisory lock (`LockedFile`) lets the next run
+/// tell from a live one. The two-hex-digit fan-out keeps folders small.
 struct CacheLayout: Sendable {
     /// The kinds of entry, one folder each.
     enum Kind: String, CaseIterable, Sendable {
@@ -84,25 +85,18 @@ struct CacheLayout: Sendable {
         return (bytes, modified)
     }
 
-    /// Puts `bytes` at `path` whole, by a temporary file and a rename.
+    /// Puts `bytes` at `path` whole, by a temporary file and a rename. The temporary is locked
+    /// and registered while it exists: a concurrent `cache prune` or run leaves it alone, and an
+    /// interrupted run removes it.
     @discardableResult
     func write<Bytes: DataProtocol>(_ bytes: Bytes, to path: String) -> Bool {
-        let temporary = temporaryFolder + "/" + TemporaryName.make(for: "entry")
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        let contiguous = Data(bytes)
-        let complete = contiguous.withUnsafeBytes { buffer -> Bool in
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
+        guard let temporary = TemporaryFile(in: temporaryFolder, for: "entry", registry: .shared) else {
+            return false
         }
-        guard close(fd) == 0, complete, place(temporary, at: path) else {
-            unlink(temporary)
+        let contiguous = Data(bytes)
+        guard contiguous.withUnsafeBytes(temporary.write),
+              temporary.place({ place($0, at: path) }) else {
+            temporary.discard()
             return false
         }
         return true

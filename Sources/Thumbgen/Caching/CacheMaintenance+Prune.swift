@@ -22,8 +22,9 @@ extension CacheMaintenance {
     }
 
     /// Removes what has not been used for `maxAge` seconds, then the least recently used
-    /// until the entries hold at most `maxSize` bytes; also blobs no record names and stray
-    /// temporary files, once they are over an hour old. `now` is in seconds since 1970.
+    /// until the entries hold at most `maxSize` bytes; also blobs no record names, once they are
+    /// over an hour old, and temporary files whose writers are gone. `now` is in seconds since
+    /// 1970.
     ///
     /// An output record or URL record and its blob are one unit whose last use is the
     /// record's (a run reads the record every time it uses the blob). Local-file records are
@@ -92,24 +93,13 @@ extension CacheMaintenance {
         }
     }
 
-    /// Removes temporary files and download folders left by runs that are gone: stale by
-    /// their name (`TemporaryName`), or unchanged for over an hour. A folder counts as changed
-    /// when anything inside it did.
+    /// Removes temporary files and download folders left by runs that are gone: by their locks,
+    /// or legacy names, as `TemporarySweeper` judges them (a live run's are kept however old:
+    /// a long run keeps one download folder from its first URL row to its end); and anything
+    /// else in the temporary folder once nothing in it has changed for an hour.
     private func sweepTemporary(now: Double, into result: inout PruneResult) {
-        let nowDate = Date(timeIntervalSince1970: now)
-        for entry in layout.temporaryEntries() {
-            // Made on this host by a process that still runs: in use however old (a long run
-            // keeps one download folder from its first URL row to its end).
-            if entry.name.contains(".tg-\(TemporaryName.host)-"),
-               !TemporaryName.isStale(entry.name, modified: .distantPast) { continue }
-            let tree = layout.tree(entry.path)
-            let stale = TemporaryName.isStale(entry.name, modified: Date(timeIntervalSince1970: tree.newest),
-                                              now: nowDate)
-            guard stale || now - tree.newest > Self.grace else { continue }
-            if layout.removeTree(entry.path) {
-                result.temporary += 1
-                result.freed += tree.bytes
-            }
-        }
+        let swept = TemporarySweeper.sweep(layout.temporaryFolder, undecidedAfter: Self.grace, now: now)
+        result.temporary += swept.count
+        result.freed += swept.bytes
     }
 }

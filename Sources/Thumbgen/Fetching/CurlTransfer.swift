@@ -8,12 +8,16 @@ import Foundation
 /// alive while libcurl uses it. Limits are enforced inside the callbacks: the body is cut off
 /// the moment it passes `maxBytes`, and a connection to a non-public address is refused before
 /// the request is sent.
+///
+/// Every option set is checked: a transfer libcurl cannot be set up for as asked is never
+/// started (`FetchError.setup`, naming the option), for a libcurl that silently lacked the
+/// address guard or the protocol restriction would fetch what thumbgen promises to refuse.
 final class CurlTransfer: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     let url: URL
     private let policy: FetchPolicy
     private let file: Int32
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private let errorBuffer: UnsafeMutablePointer<CChar>
     // Touched only on the loop's thread while the transfer runs, read after it finishes.
     private(set) var bytes: Int64 = 0
     private(set) var exceededLimit = false
@@ -26,17 +30,18 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastProgress = ContinuousClock.now
 
     /// Prepares a GET of `url` into the open file descriptor `file` (not closed here), with
-    /// extra request header lines such as `If-None-Match: "abc"`.
-    init?(url: URL, file: Int32, policy: FetchPolicy, headers: [String] = []) {
-        guard let handle = curl_easy_init() else { return nil }
+    /// extra request header lines such as `If-None-Match: "abc"`; throws when libcurl cannot
+    /// start a transfer or refuses an option.
+    init(url: URL, file: Int32, policy: FetchPolicy, headers: [String] = []) throws(FetchError) {
+        guard let handle = curl_easy_init() else { throw .other("libcurl could not start a transfer") }
         self.handle = handle
         self.url = url
         self.file = file
         self.policy = policy
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(to: 0)
-        configure()
         for line in headers { requestHeaders = curl_slist_append(requestHeaders, line) }
-        if let requestHeaders { _ = tg_curl_set_pointer(handle, CURLOPT_HTTPHEADER, requestHeaders) }
+        try configure()
     }
 
     deinit {
@@ -45,31 +50,100 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    private func configure() {
+    /// Sets every option of the transfer; throws at the first one libcurl refuses.
+    private func configure() throws(FetchError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        _ = tg_curl_set_string(handle, CURLOPT_URL, url.absoluteString)
-        _ = tg_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-        _ = tg_curl_set_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        _ = tg_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 1)
-        _ = tg_curl_set_long(handle, CURLOPT_MAXREDIRS, policy.maxRedirects)
-        _ = tg_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(policy.connectTimeout * 1000))
-        _ = tg_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(policy.totalTimeout * 1000))
+        try set(.url) { tg_curl_set_string($0, $1, url.absoluteString) }
+        try Self.restrictProtocols(handle)
+        try set(.followLocation) { tg_curl_set_long($0, $1, 1) }
+        try set(.maxRedirs) { tg_curl_set_long($0, $1, policy.maxRedirects) }
+        try set(.connectTimeoutMS) { tg_curl_set_long($0, $1, Int(policy.connectTimeout * 1000)) }
+        try set(.timeoutMS) { tg_curl_set_long($0, $1, Int(policy.totalTimeout * 1000)) }
         // The stall timeout is checked here rather than with CURLOPT_LOW_SPEED_TIME, whose
         // rolling average notices a dead connection only about six seconds late.
-        _ = tg_curl_set_long(handle, CURLOPT_NOPROGRESS, 0)
-        _ = tg_curl_set_progress_callback(handle, curlProgress)
-        _ = tg_curl_set_pointer(handle, CURLOPT_XFERINFODATA, context)
-        _ = tg_curl_set_offset(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(policy.maxBytes))
-        _ = tg_curl_set_string(handle, CURLOPT_ACCEPT_ENCODING, "")  // all that libcurl decodes
-        _ = tg_curl_set_string(handle, CURLOPT_USERAGENT, policy.userAgent)
-        _ = tg_curl_set_long(handle, CURLOPT_NOSIGNAL, 1)
-        _ = tg_curl_set_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
-        _ = tg_curl_set_data_callback(handle, CURLOPT_WRITEFUNCTION, curlWrite)
-        _ = tg_curl_set_pointer(handle, CURLOPT_WRITEDATA, context)
-        _ = tg_curl_set_data_callback(handle, CURLOPT_HEADERFUNCTION, curlHeader)
-        _ = tg_curl_set_pointer(handle, CURLOPT_HEADERDATA, context)
-        _ = tg_curl_set_prereq_callback(handle, curlPrereq)
-        _ = tg_curl_set_pointer(handle, CURLOPT_PREREQDATA, context)
+        try set(.noProgress) { tg_curl_set_long($0, $1, 0) }
+        try set(.xferInfoFunction) { handle, _ in tg_curl_set_progress_callback(handle, curlProgress) }
+        try set(.xferInfoData) { tg_curl_set_pointer($0, $1, context) }
+        try set(.maxFileSizeLarge) { tg_curl_set_offset($0, $1, curl_off_t(policy.maxBytes)) }
+        try set(.acceptEncoding) { tg_curl_set_string($0, $1, "") }  // all that libcurl decodes
+        try set(.userAgent) { tg_curl_set_string($0, $1, policy.userAgent) }
+        try set(.noSignal) { tg_curl_set_long($0, $1, 1) }
+        try set(.errorBuffer) { tg_curl_set_pointer($0, $1, errorBuffer) }
+        try set(.writeFunction) { tg_curl_set_data_callback($0, $1, curlWrite) }
+        try set(.writeData) { tg_curl_set_pointer($0, $1, context) }
+        try set(.headerFunction) { tg_curl_set_data_callback($0, $1, curlHeader) }
+        try set(.headerData) { tg_curl_set_pointer($0, $1, context) }
+        if let requestHeaders { try set(.httpHeader) { tg_curl_set_pointer($0, $1, requestHeaders) } }
+        // With private networks allowed the guard has nothing to refuse, so a libcurl without
+        // the hook (older than 7.80) can still fetch.
+        if !policy.allowPrivateNetwork {
+            try set(.prereqFunction, Self.guardMissing) { handle, _ in tg_curl_set_prereq_callback(handle, curlPrereq) }
+            try set(.prereqData, Self.guardMissing) { tg_curl_set_pointer($0, $1, context) }
+        }
+    }
+
+    /// Sets one option on this transfer's handle; throws, naming it, when libcurl refuses it.
+    private func set(_ option: CurlOption, _ missing: (consequence: String, remedy: String)? = nil,
+                     _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) throws(FetchError) {
+        let code = Self.attempt(option, on: handle, apply)
+        guard code == CURLE_OK else { throw Self.refusal(option, code, missing) }
+    }
+
+    /// What `apply` (one of shim.h's typed setters, given the handle and the option's constant)
+    /// returns, or, for an option the test-only `CurlOption.refusedForTesting` names, the
+    /// `CURLE_UNKNOWN_OPTION` a libcurl without it would return. The one setopt wrapper.
+    private static func attempt(_ option: CurlOption, on handle: UnsafeMutableRawPointer,
+                                _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) -> CURLcode {
+        if CurlOption.refusedForTesting.contains(option) { return CURLE_UNKNOWN_OPTION }
+        return apply(handle, option.code)
+    }
+
+    /// The error for an option libcurl refused with `code`.
+    private static func refusal(_ option: CurlOption, _ code: CURLcode,
+                                _ missing: (consequence: String, remedy: String)?) -> FetchError {
+        .setup(option: option.name, reason: String(cString: curl_easy_strerror(code)),
+               consequence: missing?.consequence, remedy: missing?.remedy)
+    }
+
+    /// What a row loses without the pre-request hook, and the ways back.
+    private static let guardMissing = (
+        consequence: "the address guard that refuses non-public addresses cannot be installed",
+        remedy: "use libcurl 7.80 or newer, or --allow-private-network to fetch without the guard")
+
+    /// What a row loses without either protocol option, and the way back.
+    private static let protocolsMissing = (
+        consequence: "the restriction to http and https (redirects included) cannot be installed",
+        remedy: "use libcurl 7.85 or newer")
+
+    /// Only `http` and `https`, for the first request and every redirect (a redirect to
+    /// `file://` would read local files, to `ftp://` or `gopher://` reach other services):
+    /// `CURLOPT_PROTOCOLS_STR` (7.85) where libcurl has it, else the bitmask it replaced
+    /// (7.19.4), which restricts just the same. Required whatever `--allow-private-network`
+    /// says, since that flag is about addresses, not protocols.
+    private static func restrictProtocols(_ handle: UnsafeMutableRawPointer) throws(FetchError) {
+        let pairs: [(CurlOption, CurlOption)] = [(.protocolsStr, .protocols), (.redirProtocolsStr, .redirProtocols)]
+        for (named, bitmask) in pairs {
+            let code = attempt(named, on: handle) { tg_curl_set_string($0, $1, CurlVersion.webProtocols) }
+            if code == CURLE_OK { continue }
+            guard code == CURLE_UNKNOWN_OPTION else { throw refusal(named, code, protocolsMissing) }
+            let fallback = attempt(bitmask, on: handle) {
+                tg_curl_set_long($0, $1, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+            }
+            guard fallback == CURLE_OK else { throw refusal(bitmask, fallback, protocolsMissing) }
+        }
+    }
+
+    /// Which of the safeguards this libcurl can install, tried on a handle that never runs
+    /// (the test-only fault injector applies, as it does to transfers): for `thumbgen doctor`.
+    static func probeSafeguards() -> (addressGuard: Bool, protocolRestriction: Bool) {
+        CurlRuntime.start()
+        guard let handle = curl_easy_init() else { return (false, false) }
+        defer { curl_easy_cleanup(handle) }
+        let addressGuard = attempt(.prereqFunction, on: handle) { handle, _ in
+            tg_curl_set_prereq_callback(handle, curlPrereq)
+        } == CURLE_OK
+        let protocolRestriction = (try? restrictProtocols(handle)) != nil
+        return (addressGuard, protocolRestriction)
     }
 
     /// Appends body bytes to the file; returning fewer than offered makes libcurl abort.

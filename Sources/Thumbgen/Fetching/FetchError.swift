@@ -18,6 +18,10 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     case cancelled
     /// `--offline` is set and the cache holds no copy of the source.
     case offline
+    /// libcurl refused an option thumbgen needs (`option`, as libcurl names it; `reason`, its
+    /// words), so the transfer never started: no request was sent. `consequence` says what is
+    /// lost without it, `remedy` how to get it back.
+    case setup(option: String, reason: String, consequence: String?, remedy: String?)
     /// Anything else libcurl reported.
     case other(String)
 
@@ -34,6 +38,10 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
         case .truncated: return "the body ended before its Content-Length"
         case .cancelled: return "cancelled"
         case .offline: return "not in the cache, and --offline forbids fetching it"
+        case .setup(let option, let reason, let consequence, let remedy):
+            return "cannot fetch: libcurl refused \(option) (\(reason))"
+                + (consequence.map { ", so \($0)" } ?? "") + "; no request was sent"
+                + (remedy.map { " (\($0))" } ?? "")
         case .other(let message): return message
         }
     }

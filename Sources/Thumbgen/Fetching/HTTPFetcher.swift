@@ -67,10 +67,13 @@ public final class HTTPFetcher: Sendable {
             return completion(.failure(FetchFailure(error: .other("\(path): cannot write: \(reason)"),
                                                     attempts: number - 1, status: 0)))
         }
-        guard let transfer = CurlTransfer(url: url, file: file, policy: policy, headers: headers) else {
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(url: url, file: file, policy: policy, headers: headers)
+        } catch {
+            // Not retried: the same libcurl refuses the same option again. Nothing was sent.
             close(file)
-            return completion(.failure(FetchFailure(error: .other("libcurl could not start a transfer"),
-                                                    attempts: number - 1, status: 0)))
+            return completion(.failure(FetchFailure(error: error, attempts: number - 1, status: 0)))
         }
         let proceed = download.state.withLock { state -> Bool in
             guard !state.cancelled else { return false }

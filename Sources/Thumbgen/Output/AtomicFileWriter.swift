@@ -53,17 +53,19 @@ public struct AtomicFileWriter: Sendable {
         let (resolved, fileName) = try resolve(relativePath)
         let target = resolved + "/" + fileName
         if Self.holds(target, exactly: data) { return .unchanged }
-        let temporary = resolved + "/" + TemporaryName.make(for: fileName)
-        inFlight.insert(temporary)
-        defer { inFlight.remove(temporary) }
-        guard Self.create(temporary, holding: data) else {
+        guard let temporary = TemporaryFile(in: resolved, for: fileName, registry: inFlight) else {
+            throw Failure(description: "\(relativePath): cannot write: \(String(cString: strerror(errno)))")
+        }
+        // No fsync: an output is only ever seen complete or not at all (rename), and syncing
+        // each small file would cost more than encoding it.
+        guard data.withUnsafeBytes(temporary.write) else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
+            temporary.discard()
             throw Failure(description: "\(relativePath): cannot write: \(reason)")
         }
-        guard rename(temporary, target) == 0 else {
+        guard temporary.place({ rename($0, target) == 0 }) else {
             let reason = String(cString: strerror(errno))
-            unlink(temporary)
+            temporary.discard()
             throw Failure(description: "\(relativePath): cannot put in place: \(reason)")
         }
         return .written
@@ -126,25 +128,6 @@ public struct AtomicFileWriter: Sendable {
             }
         }
         return current
-    }
-
-    /// Creates a new file holding `data`. No fsync: an output is only ever seen complete or
-    /// not at all (rename), and syncing each small file would cost more than encoding it.
-    private static func create(_ path: String, holding data: Data) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return false }
-        let complete = data.withUnsafeBytes { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return true }
-            var offset = 0
-            while offset < buffer.count {
-                let n = Foundation.write(fd, base + offset, buffer.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        return close(fd) == 0 && complete
     }
 
     /// Whether `path` is a regular file holding exactly `data` (size checked before reading).

@@ -1,52 +1,93 @@
 import Foundation
 
-/// Names of the temporary files thumbgen writes before renaming them into place, and how to
-/// tell one left behind by a process that died (SIGKILL, power loss) from one still in use.
+/// Names of the temporary files and folders thumbgen writes before renaming them into place.
 ///
-/// A name carries this host's id and this process's id: `.NAME.tg-HOST-PID-RANDOM.tmp`. A file
-/// so named is stale when it was made on this host by a process that no longer runs, or, from
-/// another host sharing the folder, when it is older than an hour (no single write takes that
-/// long). Anything not named this way is never touched.
+/// Two forms, told apart by what follows `.tg-`:
+///
+///     .NAME.tg-RANDOM.tmp             locked (RANDOM: 13 base-36 digits): its writer holds an advisory lock on it (on the
+///                                     `.lock` file inside, for a folder) while it exists, and
+///                                     the lock alone tells a live one from a leftover
+///     .NAME.tg-HOST-PID-RANDOM.tmp    legacy: made by thumbgen before locks (and still by the
+///                                     report and the contact sheet, whose writers lock it once
+///                                     registered); judged by its lock when one is held, else by
+///                                     host and process id as before
+///
+/// A legacy name with no lock held is stale when it was made on this host by a process that no
+/// longer runs, or, from another host, when it is older than an hour (no single write takes that
+/// long). That test is kept so that an upgrade strands nothing, and is never applied to a
+/// locked name: a process id means nothing across PID namespaces that share a hostname.
+/// Anything not named in either form is never touched.
 enum TemporaryName {
-    /// A fresh temporary name for `fileName`.
+    /// A fresh legacy name for `fileName` (for writers that do not create their own file).
     static func make(for fileName: String) -> String {
-        ".\(fileName).tg-\(host)-\(getpid())-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+        ".\(fileName).tg-\(host)-\(getpid())-\(random()).tmp"
     }
 
-    /// Whether `name`, found in a folder with modification time `modified`, is a temporary
-    /// file of a thumbgen process that is gone.
-    static func isStale(_ name: String, modified: Date, now: Date = Date()) -> Bool {
+    /// A fresh locked-form name for `fileName`, for a file or folder whose writer locks it.
+    static func locked(for fileName: String) -> String {
+        ".\(fileName).tg-\(random()).tmp"
+    }
+
+    /// What a name says about its temporary.
+    enum Form: Equatable {
+        /// The locked form: only the lock tells.
+        case locked
+        /// The legacy form: the host id and process id of its writer.
+        case legacy(host: Substring, pid: Int32)
+    }
+
+    /// The form of `name`, or nil when it is not a thumbgen temporary's.
+    static func form(of name: String) -> Form? {
         guard name.hasPrefix("."), name.hasSuffix(".tmp"),
-              let marker = name.range(of: ".tg-", options: .backwards) else { return false }
-        let parts = name[marker.upperBound...].dropLast(4).split(separator: "-")
-        guard parts.count == 3, let pid = Int32(parts[1]) else { return false }
-        if parts[0] == Substring(host) {
+              let marker = name.range(of: ".tg-", options: .backwards) else { return nil }
+        let parts = name[marker.upperBound...].dropLast(4).split(separator: "-", omittingEmptySubsequences: false)
+        switch parts.count {
+        case 1 where isRandom(parts[0]):
+            return .locked
+        case 3:
+            guard let pid = Int32(parts[1]) else { return nil }
+            return .legacy(host: parts[0], pid: pid)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the legacy-form `name`, found with modification time `modified`, is a temporary
+    /// of a thumbgen process that is gone, judged by its name alone; false for any other name
+    /// (a locked-form name cannot be judged without trying its lock: `TemporarySweeper`).
+    static func isStale(_ name: String, modified: Date, now: Date = Date()) -> Bool {
+        guard case .legacy(let writerHost, let pid) = form(of: name) else { return false }
+        if writerHost == Substring(host) {
             return kill(pid, 0) != 0 && errno == ESRCH
         }
         return now.timeIntervalSince(modified) > 3600
     }
 
-    /// Removes the stale temporary files directly inside `folder`; returns how many.
+    /// Removes the temporary files directly inside `folder` whose writers are gone; returns how
+    /// many.
     @discardableResult
     static func sweep(_ folder: String) -> Int {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return 0 }
-        var removed = 0
-        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
-            let path = folder + "/" + name
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
-            let modified = Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec))
-            if isStale(name, modified: modified), unlink(path) == 0 { removed += 1 }
-        }
-        return removed
+        TemporarySweeper.sweep(folder, filesOnly: true).count
     }
 
     /// Eight hex digits naming this machine (from its hostname), so that process ids from
-    /// different hosts sharing a folder are not confused.
+    /// different hosts sharing a folder are not confused in legacy names.
     static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return String(ContentDigest.of(text: name).prefix(8))
     }()
+
+    /// Thirteen random base-36 digits (a whole `UInt64`): a fixed width, so that a file of
+    /// someone else's that happens to end in `.tg-WORD.tmp` is not taken for a locked one.
+    private static func random() -> String {
+        let digits = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        return String(repeating: "0", count: max(0, 13 - digits.count)) + digits
+    }
+
+    /// Whether `word` is as `random()` makes them.
+    private static func isRandom(_ word: Substring) -> Bool {
+        word.utf8.count == 13 && word.utf8.allSatisfy { (48...57).contains($0) || (97...122).contains($0) }
+    }
 }

@@ -4,16 +4,31 @@ import Synchronization
 /// What remote sources need, made on first use so that a run of local files starts no
 /// transfer thread and no temporary folder: the fetcher and the folder downloads land in
 /// (inside the cache when there is one, so that a body moves into the store by rename).
+///
+/// The folder is locked (`TemporaryFolder`) while it exists. A run that is killed leaves it,
+/// with whole source files in it; so every run starts by removing the download folders of runs
+/// that are gone, and the cache's other stray temporaries: nothing else would before
+/// `cache prune`, and nothing at all in the system's temporary folder (`--no-cache`).
 final class DownloadSupport: Sendable {
     private let policy: FetchPolicy
     private let cache: ThumbnailCache?
     private let offline: Bool
-    private let made = Mutex<(fetcher: HTTPFetcher, folder: URL)?>(nil)
+    /// The fetcher, the folder, and the folder's lock with the path it is registered under.
+    private let made = Mutex<(fetcher: HTTPFetcher, folder: URL, lock: (path: String, file: LockedFile)?)?>(nil)
 
+    /// Support for a run fetching with `policy` (through `cache` unless nil), which starts by
+    /// sweeping the leftovers of runs that are gone.
     init(policy: FetchPolicy, cache: ThumbnailCache?, offline: Bool) {
         self.policy = policy
         self.cache = cache
         self.offline = offline
+        if let cache { TemporarySweeper.sweep(cache.layout.temporaryFolder) }
+        TemporarySweeper.sweep(Self.systemTemporaryFolder, prefix: ".downloads.tg-", ownedOnly: true)
+    }
+
+    /// `$TMPDIR`, else `/tmp`: where downloads land without a cache.
+    private static var systemTemporaryFolder: String {
+        FileManager.default.temporaryDirectory.path
     }
 
     deinit {
@@ -23,12 +38,14 @@ final class DownloadSupport: Sendable {
     /// Removes the download folder (and whatever is left in it) and stops the transfer thread;
     /// the next remote source starts them again.
     func finish() {
-        guard let folder = made.withLock({ made in
+        guard let (folder, lock) = made.withLock({ made in
             defer { made = nil }
-            return made?.folder
+            return made.map { ($0.folder, $0.lock) }
         }) else { return }
+        // Removed while still locked, so that no sweeper takes it for a leftover meanwhile.
         try? FileManager.default.removeItem(at: folder)
-        TemporaryFiles.shared.remove(folder.path)
+        if let lock { TemporaryFiles.shared.remove(lock.path) }
+        withExtendedLifetime(lock?.file) {}
     }
 
     /// A download operation for `url` into the run's temporary folder, using the cache as a
@@ -41,14 +58,17 @@ final class DownloadSupport: Sendable {
 
     private func parts() -> (HTTPFetcher, URL) {
         made.withLock { made in
-            if let made { return made }
-            let parent = cache?.temporaryFolder ?? FileManager.default.temporaryDirectory
-            let folder = parent.appendingPathComponent(TemporaryName.make(for: "downloads"))
-            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            TemporaryFiles.shared.insert(folder.path)
-            let parts = (HTTPFetcher(policy: policy), folder)
+            if let made { return (made.fetcher, made.folder) }
+            let parent = cache?.layout.temporaryFolder ?? Self.systemTemporaryFolder
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+            // Without a folder, each download fails with its own "cannot write" naming the path.
+            let created = TemporaryFolder.create(in: parent, for: "downloads")
+            let path = created?.path ?? parent + "/" + TemporaryName.locked(for: "downloads")
+            if let created { TemporaryFiles.shared.insert(created.path, holding: created.lock) }
+            let parts = (fetcher: HTTPFetcher(policy: policy), folder: URL(fileURLWithPath: path),
+                         lock: created.map { (path: $0.path, file: $0.lock) })
             made = parts
-            return parts
+            return (parts.fetcher, parts.folder)
         }
     }
 }

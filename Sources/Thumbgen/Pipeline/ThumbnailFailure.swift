@@ -31,6 +31,9 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case forbiddenAddress = "forbidden_address"
     /// `--offline` is set and the row needs a source the cache does not hold.
     case notCached = "not_cached"
+    /// libcurl refused an option a download needs (named in the message), such as the address
+    /// guard of a libcurl older than 7.80; no request was sent.
+    case fetchSetupFailed = "fetch_setup_failed"
     /// The row asks for something this version cannot do yet.
     case notSupported = "not_supported"
     /// The run was interrupted before the row finished.
@@ -69,6 +72,7 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
         case .forbiddenAddress: code = .forbiddenAddress
         case .cancelled: code = .cancelled
         case .offline: code = .notCached
+        case .setup: code = .fetchSetupFailed
         }
         let tries = failure.attempts > 1 ? " (after \(failure.attempts) attempts)" : ""
         return ThumbnailFailure(code, "\(src): \(failure.error)\(tries)")
