@@ -33,11 +33,22 @@ struct ManifestRunner {
     /// Runs the manifest with `configuration`; `dryRun` only plans it.
     func run(_ configuration: PipelineConfiguration, dryRun: Bool = false) throws {
         let started = ContinuousClock.now
+        // First of all: a signal from here on stops the run (the reader too, should standard
+        // input stay open and silent), and cancels the pipeline once it exists.
+        let trap = SignalTrap.shared
+        trap.listen()
+        let stop = trap.stop
         let reader: ManifestReader
         do {
-            reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil)
+            reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop)
         } catch {
-            throw fail(error.description, ExitStatus.unusable)
+            // A signal while the header was awaited ends the run as interrupted, not as a bad
+            // manifest.
+            switch trap.receivedSignal {
+            case SIGINT: throw ExitStatus.interrupted
+            case SIGTERM: throw ExitStatus.terminated
+            default: throw fail(error.description, ExitStatus.unusable)
+            }
         }
         let outputs = try RunOutputs(self, outputDirectory: configuration.outputDirectory, started: started)
         let recorder = outputs.recorder
@@ -57,14 +68,15 @@ struct ManifestRunner {
                 throw fail("\(error)", ExitStatus.unusable)
             }
         }
-        let trap = SignalTrap { [pipeline] in pipeline.cancel() }
         var parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
         parser.encoding = encoding
 
         var manifestError: ManifestError?
         do {
-            try ManifestRun.run(reader, parser: parser, pipeline: pipeline,
-                                willRun: recorder.expect(line:))
+            try stop.whileRegistered({ [pipeline] in pipeline.cancel() }) { () throws(ManifestError) in
+                try ManifestRun.run(reader, parser: parser, pipeline: pipeline,
+                                    willRun: recorder.expect(line:))
+            }
         } catch {
             manifestError = error
         }

@@ -18,8 +18,10 @@ struct ThumbgenCommand: ParsableCommand {
         defaultSubcommand: RenderCommand.self)
 
     /// Parses and runs the command, mapping argument errors to exit status 2 (the parser's
-    /// own default is 64, but DESIGN.md promises 2 for an unusable command line).
+    /// own default is 64, but README's exit statuses promise 2 for an unusable command line).
     static func main() {
+        // Before anything else, so that a signal at any moment ends the process as promised.
+        SignalTrap.shared.install()
         do {
             var command = try parseAsRoot()
             try command.run()

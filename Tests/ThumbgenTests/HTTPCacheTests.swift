@@ -156,3 +156,33 @@ struct HTTPCacheTests {
         #expect(space.outputFiles == ["a.png", "b.png", "c.png"])
     }
 }
+
+/// Rows naming one URL with different `max_age` policies each keep their own policy: they
+/// share no download, so a never-cached row neither reads nor fills the cache for another.
+@Suite("Cache: one URL, several max_age policies")
+struct SharedURLPolicyTests {
+    @Test("A max_age=-1 row next to a max_age=3600 row stores nothing and reads nothing from the cache")
+    func policiesStayApart() async throws {
+        let (space, server) = try HTTPCacheTests.serve()
+        let path = "/img/q.jpg"
+        func run(_ rows: [(Int, String)]) async throws -> Workspace.Run {
+            let manifest = CSV.manifest(["src", "max_age", "size", "out"],
+                                        rows.enumerated().map { [server.url(path), String($0.element.0), $0.element.1, "r\($0.offset).png"] })
+            return try await space.run(manifest: manifest, ["--allow-private-network"])
+        }
+        // The never-cached row comes first: the shared download used to take its policy, so
+        // the 3600 row's source was never stored and the next run fetched it again.
+        let first = try await run([(-1, "32"), (3600, "40")])
+        #expect(first.status == 0, "\(first.result.stderr)")
+        try server.resetCounts()
+        let again = try await run([(3600, "48")])
+        #expect(again.status == 0, "\(again.result.stderr)")
+        #expect(try server.counts()[path] == 0, "the 3600 row's source was not stored")
+
+        // Now the source is stored: a -1 row next to a 3600 row must still fetch its own copy.
+        try server.resetCounts()
+        let mixed = try await run([(3600, "56"), (-1, "64")])
+        #expect(mixed.status == 0, "\(mixed.result.stderr)")
+        #expect(try server.counts()[path] == 1, "the max_age=-1 row was served from the cache")
+    }
+}

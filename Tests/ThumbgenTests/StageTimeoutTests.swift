@@ -5,19 +5,33 @@ import Thumbgen
 /// `--timeout` bounds every stage of every row, and a timeout fails only its own row.
 @Suite("End to end: stage deadlines")
 struct StageTimeoutTests {
-    /// Noise: nothing compresses it, so every encoder works hard on it.
+    /// Noise: nothing compresses it, so every encoder works hard on it. Made from a xorshift
+    /// generator a word at a time: building millions of pixels one closure call each would
+    /// hold a concurrency-pool thread for seconds and starve other suites' awaits.
     static func noise(width: Int, height: Int) -> RawImage {
-        var generator = SystemRandomNumberGenerator()
-        return RawImage(width: width, height: height) { _, _ in
-            Colour(r: .random(in: 0...255, using: &generator), g: .random(in: 0...255, using: &generator),
-                   b: .random(in: 0...255, using: &generator))
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        pixels.withUnsafeMutableBytes { bytes in
+            let words = bytes.bindMemory(to: UInt64.self)
+            for index in words.indices {
+                state ^= state << 13
+                state ^= state >> 7
+                state ^= state << 17
+                words[index] = state
+            }
         }
+        return RawImage(width: width, height: height, bands: 3, pixels: pixels)
+    }
+
+    /// Writes `image` as a PNG fixture off the concurrency pool (encoding noise takes a while).
+    static func write(_ image: RawImage, _ name: String, in space: Workspace) async throws {
+        try await OffPool.run { _ = try space.fixture(image, name) }
     }
 
     @Test("An AV1 encode that ignores libvips' kill flag still ends its row at the deadline")
     func avifIgnoresKill() async throws {
         let space = try Workspace()
-        try space.fixture(Self.noise(width: 1600, height: 1200), "noise.png")
+        try await Self.write(Self.noise(width: 1600, height: 1200), "noise.png", in: space)
         try space.fixture(RawImage.quadrants(width: 64, height: 48), "small.png")
         let rows = [["noise.png", "noise.avif"], ["small.png", "small.jpg"]]
         let run = try await space.run(manifest: CSV.manifest(["src", "out"], rows),
@@ -36,10 +50,12 @@ struct StageTimeoutTests {
         let space = try Workspace()
         // Both rows read one in-memory decode; the first writes it unchanged (same size, no
         // crop) as a slow AVIF, so on the old code its kill landed on the shared image.
-        try space.fixture(Self.noise(width: 1200, height: 900), "shared.png")
+        // Small enough that the shared decode stays far inside the limit on a busy machine,
+        // large enough that AV1 at effort 9 does not.
+        try await Self.write(Self.noise(width: 800, height: 600), "shared.png", in: space)
         let rows = [["shared.png", "slow.avif", "", "avif"], ["shared.png", "fast.jpg", "64x48", "jpeg"]]
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "size", "format"], rows),
-                                      ["--avif-effort", "9", "--timeout", "0.2", "--jobs", "1", "--no-cache"],
+                                      ["--avif-effort", "9", "--timeout", "0.5", "--jobs", "1", "--no-cache"],
                                       timeout: .seconds(90))
         #expect(!run.result.timedOut)
         #expect(run.report?.row(2)?.error?.code == "timeout", "\(run.result.stderr)")
@@ -49,12 +65,38 @@ struct StageTimeoutTests {
     @Test("Every output format's encode is bounded by --timeout", arguments: ["jpeg", "png", "webp", "avif", "jxl", "gif", "tiff"])
     func everyEncoder(format: String) async throws {
         let space = try Workspace()
-        // 24 MP of noise cannot be decoded, let alone encoded, in 10 ms.
-        try space.fixture(Self.noise(width: 6000, height: 4000), "big.png", as: .png)
+        // 3 MP of noise cannot be decoded, let alone encoded, in 10 ms.
+        try await Self.write(Self.noise(width: 2000, height: 1500), "big.png", in: space)
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "format"], [["big.png", "big", format]]),
                                       ["--timeout", "0.01", "--no-cache"], timeout: .seconds(90))
         #expect(!run.result.timedOut)
         #expect(run.report?.row(2)?.error?.code == "timeout", "\(format): \(run.result.stderr)")
         #expect(space.outputFiles.isEmpty, "\(space.outputFiles)")
+    }
+
+    @Test("SIGTERM during an AV1 encode that ignores the kill flag still ends the run, with its report")
+    func signalDuringUnkillableEncode() async throws {
+        let space = try Workspace()
+        try await Self.write(Self.noise(width: 2000, height: 1500), "noise.png", in: space)
+        let manifest = try space.folder.write(CSV.manifest(["src", "out"], [["noise.png", "noise.avif"]]), to: "m.csv")
+        let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report", space.reportURL.path,
+                                    "--avif-effort", "9", "--timeout", "600", "--no-cache"])
+        try runner.start()
+        // The PNG decodes in well under a second; from then on libaom holds the thread.
+        try await Task.sleep(for: .seconds(3))
+        #expect(runner.isRunning, "the encode ended before the signal")
+        runner.send(SIGTERM)
+        // Far less than the encode's minutes, far more than the second the run allows itself.
+        let result = await runner.wait(timeout: .seconds(15))
+        #expect(result.status == 143, "\(result.stderr)")
+        let report = try #require(try? Report.read(space.reportURL), "no report was written")
+        #expect(report.row(2)?.status == "cancelled")
+    }
+}
+
+extension RawImage {
+    /// Pixels made elsewhere, `bands` values each.
+    init(width: Int, height: Int, bands: Int, pixels: [UInt8]) {
+        self.width = width; self.height = height; self.bands = bands; self.pixels = pixels
     }
 }

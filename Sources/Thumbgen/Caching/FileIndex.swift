@@ -7,7 +7,7 @@ struct FileIndex: Sendable {
     let layout: CacheLayout
 
     /// What `stat` says of a file, enough to notice it changed.
-    struct Stamp: Equatable {
+    struct Stamp: Equatable, Sendable {
         var device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int
 
         init(_ info: stat) {
@@ -19,6 +19,12 @@ struct FileIndex: Sendable {
         }
 
         var text: String { "\(device) \(inode) \(size) \(seconds).\(nanoseconds)" }
+
+        /// The stamp of the file at `path` now; nil when it is gone.
+        static func of(_ path: String) -> Stamp? {
+            var info = stat()
+            return stat(path, &info) == 0 ? Stamp(info) : nil
+        }
     }
 
     private func path(for file: String) -> String { layout.path(.files, Self.name(for: file)) }
@@ -45,14 +51,16 @@ struct FileIndex: Sendable {
     /// The digest of the file at `file`: from the record when its stamp is unchanged, else by
     /// reading it (and then recorded). Nil when the file cannot be read, or `cancellation` was
     /// pressed while it was.
-    func digest(of file: String, cancellation: Cancellation? = nil) -> String? {
+    /// The stamp returned is the one the digest belongs to: a reader of the file that finds
+    /// another stamp afterwards has read other bytes.
+    func digest(of file: String, cancellation: Cancellation? = nil) -> (digest: String, stamp: Stamp)? {
         let fd = open(file, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var before = stat()
         guard fstat(fd, &before) == 0 else { return nil }
         let stamp = Stamp(before)
-        if let known = recorded(file, stamp: stamp) { return known }
+        if let known = recorded(file, stamp: stamp) { return (known, stamp) }
         guard let digest = ContentDigest.ofFile(descriptor: fd, until: cancellation) else { return nil }
         var after = stat()
         // Recorded only if the file held still while it was read, and was last changed more
@@ -66,7 +74,7 @@ struct FileIndex: Sendable {
             entry["digest"] = digest
             layout.write(entry.encoded, to: path(for: file))
         }
-        return digest
+        return (digest, stamp)
     }
 
     private func recorded(_ file: String, stamp: Stamp) -> String? {

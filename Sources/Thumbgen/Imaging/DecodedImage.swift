@@ -19,6 +19,9 @@ struct DecodedImage: @unchecked Sendable {
     var keepAlive: (any Sendable)?
     /// The SHA-256 of the source's bytes, when the cache is in use (it keys the outputs).
     var sourceDigest: String?
+    /// A local source's stamp when `sourceDigest` was taken: if the file has another by the
+    /// time an output is made, its pixels may not be the bytes the digest names.
+    var sourceStamp: FileIndex.Stamp?
 
     /// Height of one frame of `image`.
     var frameHeight: Int { image.height / max(1, frames) }

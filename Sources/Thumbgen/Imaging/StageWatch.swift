@@ -83,6 +83,9 @@ final class StageWatch: Sendable {
         return try cancellation.whileRegistered({ [watch] in watch.cancel() }, body)
     }
 
+    /// Whether the deadline has passed: a failure met after it is the deadline's doing.
+    var isPastDeadline: Bool { state.withLock { $0.fired } }
+
     /// Notes that the stage moved on to `step`, evaluating `image` (which must be the stage's
     /// own, not a shared one): the kill reaches it from now on, at once if the deadline passed
     /// or the run was cancelled already.

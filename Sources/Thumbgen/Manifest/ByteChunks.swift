@@ -1,20 +1,38 @@
 import Foundation
 
-/// Reads a file (or standard input) in fixed-size chunks, so that a manifest of any length is
-/// read in constant memory.
+/// Reads a file (or standard input) in chunks of at most a fixed size, so that a manifest of
+/// any length is read in constant memory.
+///
+/// A chunk is whatever one `read` gives, so rows arriving slowly on a pipe are handed on as
+/// they come rather than once 64 KiB have gathered. With `stop`, an input that has nothing to
+/// read is waited on in short polls, so that a signal ends the run even while a producer
+/// keeps standard input open and silent.
 final class ByteChunks {
     private let handle: FileHandle
     private let chunkSize: Int
+    private let stop: Cancellation?
 
-    /// Reads from `handle`, `chunkSize` bytes at a time.
-    init(handle: FileHandle, chunkSize: Int = 1 << 16) {
+    /// Reads from `handle`, at most `chunkSize` bytes at a time, until `stop` is pressed.
+    init(handle: FileHandle, chunkSize: Int = 1 << 16, stop: Cancellation? = nil) {
         self.handle = handle
         self.chunkSize = chunkSize
+        self.stop = stop
     }
 
-    /// The next chunk, or nil at the end of the input.
+    /// The next chunk, or nil at the end of the input (or once `stop` is pressed).
     func next() throws -> Data? {
-        let data = try handle.read(upToCount: chunkSize) ?? Data()
-        return data.isEmpty ? nil : data
+        let descriptor = handle.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        while true {
+            if let stop {
+                if stop.isCancelled { return nil }
+                var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 100) == 0 { continue }
+            }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
+            if count < 0 && errno == EINTR { continue }
+            guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            return count == 0 ? nil : Data(buffer[0..<count])
+        }
     }
 }

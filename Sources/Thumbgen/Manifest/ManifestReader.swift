@@ -18,8 +18,9 @@ public final class ManifestReader {
     }
 
     /// Opens `path` (`-` reads standard input as CSV unless `jsonLines` says otherwise); the
-    /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise.
-    public init(path: String, jsonLines: Bool? = nil) throws(ManifestError) {
+    /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise. Once `stop` is
+    /// pressed the manifest reads as ended, even while its input is open and silent.
+    public init(path: String, jsonLines: Bool? = nil, stop: Cancellation? = nil) throws(ManifestError) {
         self.path = path
         let handle: FileHandle
         if path == "-" {
@@ -40,7 +41,7 @@ public final class ManifestReader {
             baseDirectory = url.deletingLastPathComponent().standardizedFileURL.path
         }
         let ext = (path as NSString).pathExtension.lowercased()
-        let chunks = ByteChunks(handle: handle)
+        let chunks = ByteChunks(handle: handle, stop: stop)
         if jsonLines ?? (ext == "jsonl" || ext == "ndjson") {
             source = .jsonLines(JSONLinesParser(chunks: chunks))
         } else {

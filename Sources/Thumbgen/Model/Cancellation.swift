@@ -34,7 +34,7 @@ public final class Cancellation: Sendable {
 
     /// Runs `body` with `handler` registered: it runs if the button is pressed while `body`
     /// runs, or at once when it was pressed before.
-    func whileRegistered<T, E: Error>(_ handler: @escaping @Sendable () -> Void,
+    public func whileRegistered<T, E: Error>(_ handler: @escaping @Sendable () -> Void,
                                       _ body: () throws(E) -> T) throws(E) -> T {
         let id = state.withLock { state -> Int? in
             guard !state.cancelled else { return nil }

@@ -1,28 +1,83 @@
 import Foundation
 
-/// A counting gate: `enter()` waits while `limit` rows are in flight, `leave()` lets one more in.
+/// Bounds the rows in flight two ways: at most `limit` rows admitted and not finished, and no
+/// row admitted more than `span` lines past the oldest unfinished one.
 ///
-/// It keeps a million-row manifest in bounded memory: the reader can never run further ahead
-/// of the workers than `limit` rows.
-final class AdmissionGate: Sendable {
-    private let semaphore: DispatchSemaphore
+/// The first keeps a million-row manifest in bounded memory: the reader can never run further
+/// ahead of the workers than `limit` rows. The second bounds what waits behind one slow row:
+/// results are reported in manifest order, so every row finished after a slow one waits in
+/// the report's reorder buffer until it ends, and rows that finish at once (a bad row, a cache
+/// hit) would otherwise pile up there without end.
+final class AdmissionGate: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var room: Int
+    private let span: Int
+    /// Admitted rows, in the order admitted (the manifest's); the head is unfinished.
+    private var admitted: [Int] = []
+    private var head = 0
+    private var finished = Set<Int>()
 
-    /// A gate that admits at most `limit` rows at once.
-    init(limit: Int) {
-        semaphore = DispatchSemaphore(value: max(1, limit))
+    /// A gate that admits at most `limit` rows at once, none more than `span` lines past the
+    /// oldest unfinished row.
+    init(limit: Int, span: Int) {
+        room = max(1, limit)
+        self.span = max(room, span)
     }
 
-    /// Waits for room, then takes it.
-    func enter() { semaphore.wait() }
-
-    /// Waits for room at most `timeout`; false if none came.
-    func enter(timeout: DispatchTimeInterval) -> Bool {
-        semaphore.wait(timeout: .now() + timeout) == .success
+    /// Waits at most `timeout` for room for `row`, then takes it; false if none came.
+    func enter(row: Int, timeout: DispatchTimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout.seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while !hasRoom(for: row) {
+            guard condition.wait(until: deadline) else { return false }
+        }
+        room -= 1
+        admitted.append(row)
+        return true
     }
 
-    /// Takes room only if there is some now; false otherwise.
-    func tryEnter() -> Bool { semaphore.wait(timeout: .now()) == .success }
+    /// Takes room for `row` only if there is some now.
+    func tryEnter(row: Int) -> Bool { enter(row: row, timeout: .never) }
 
-    /// Gives room back.
-    func leave() { semaphore.signal() }
+    /// Gives `row`'s room back.
+    func leave(row: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        room += 1
+        finished.insert(row)
+        while head < admitted.count, finished.remove(admitted[head]) != nil { head += 1 }
+        if head > 4096 {
+            admitted.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+    }
+
+    /// Admits `extra` more rows at once from now on (downloads running ahead).
+    func widen(by extra: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        room += extra
+        condition.broadcast()
+    }
+
+    private func hasRoom(for row: Int) -> Bool {
+        guard room > 0 else { return false }
+        guard head < admitted.count else { return true }
+        return row - admitted[head] < span
+    }
+}
+
+private extension DispatchTimeInterval {
+    /// The interval in seconds; zero for `.never`, which here means "do not wait".
+    var seconds: TimeInterval {
+        switch self {
+        case .seconds(let s): return TimeInterval(s)
+        case .milliseconds(let ms): return TimeInterval(ms) / 1e3
+        case .microseconds(let us): return TimeInterval(us) / 1e6
+        case .nanoseconds(let ns): return TimeInterval(ns) / 1e9
+        default: return 0
+        }
+    }
 }

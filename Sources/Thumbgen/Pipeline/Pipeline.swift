@@ -73,7 +73,8 @@ public final class Pipeline: Sendable {
             CachedOutputs(cache: $0, delivery: delivery, reporting: reporting, offline: configuration.offline,
                           strictness: configuration.limits.strictness)
         }
-        self.gate = AdmissionGate(limit: configuration.maxPendingRows)
+        // A slow row holds up at most 64 windows' worth of finished rows in the report.
+        self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows)
         self.registry = SourceRegistry(cancellation: cancellation)
         self.onResult = onResult
         decodeQueue.name = "thumbgen.decode"
@@ -103,7 +104,7 @@ public final class Pipeline: Sendable {
     /// a row the cache serves finishes there, before any operation is made, and a miss goes
     /// on into the pipeline from there.
     public func submit(_ request: ThumbnailRequest) {
-        admit()
+        admit(row: request.row)
         rows.enter()
         // In manifest order, before any later row can ask for a path.
         delivery.claims?.expect(row: request.row, pattern: OutputPathPattern(
@@ -136,10 +137,10 @@ public final class Pipeline: Sendable {
 
     /// Takes a place in the admission window, waiting for one. While it waits it keeps handing
     /// queued operations over: rows that missed the cache join the batch from other threads.
-    private func admit() {
-        if gate.tryEnter() { return }
+    private func admit(row: Int) {
+        if gate.tryEnter(row: row) { return }
         flush()
-        while !gate.enter(timeout: .milliseconds(50)) { flush() }
+        while !gate.enter(row: row, timeout: .milliseconds(50)) { flush() }
     }
 
     /// Makes an admitted row's job and operations, sharing its source's task when one is open.
@@ -188,18 +189,22 @@ public final class Pipeline: Sendable {
             return !state.widened
         }
         guard first else { return }
-        for _ in 0..<configuration.downloadLookahead { gate.leave() }
+        gate.widen(by: configuration.downloadLookahead)
     }
 
-    /// Reports a row that failed before it could become a job (a bad row in the manifest).
+    /// Reports a row that failed before it could become a job (a bad row in the manifest). It
+    /// passes the admission gate like any row, so that bad rows cannot pile up in the report
+    /// behind a slow one.
     public func reject(_ result: RowResult) {
-        onResult(result)
+        admit(row: result.row)
+        rows.enter()
+        deliver(result)
     }
 
     /// Hands an admitted row's result on, and gives its place back.
     private func deliver(_ result: RowResult) {
         delivery.claims?.settle(row: result.row)
-        gate.leave()
+        gate.leave(row: result.row)
         onResult(result)
         rows.leave()
     }

@@ -3,8 +3,24 @@ import Synchronization
 
 /// Finds the open `SourceTask` for a source, so that rows naming the same source share one
 /// decode (Nuke's coalescing: work that differs only in later stages shares earlier ones).
+///
+/// A URL's rows share a task only when they also agree on `max_age`: the download reads and
+/// stores the cache as its rows' freshness policy says, so a `max_age=-1` row (never cached)
+/// must not ride on a `max_age=3600` row's download, nor the reverse.
 final class SourceRegistry: Sendable {
-    private let tasks = Mutex<[SourceLocation: SourceTask]>([:])
+    /// What makes two rows' sources one task.
+    private struct Key: Hashable {
+        var source: SourceLocation
+        /// The row's `max_age` for a URL; nil for a local file, which has no such policy.
+        var maxAge: Int?
+
+        init(_ request: ThumbnailRequest) {
+            source = request.source
+            if case .remote = request.source { maxAge = request.maxAge }
+        }
+    }
+
+    private let tasks = Mutex<[Key: SourceTask]>([:])
     private let cancellation: Cancellation?
 
     /// A registry whose tasks' decodes stop when `cancellation` is pressed.
@@ -18,7 +34,8 @@ final class SourceRegistry: Sendable {
               download: (URL, Int) -> DownloadOperation) -> (task: SourceTask, isNew: Bool) {
         tasks.withLock { tasks in
             let source = job.request.source
-            if let existing = tasks[source], existing.attach(job) {
+            let key = Key(job.request)
+            if let existing = tasks[key], existing.attach(job) {
                 return (existing, false)
             }
             var fetch: DownloadOperation?
@@ -29,15 +46,16 @@ final class SourceRegistry: Sendable {
             let task = SourceTask(source: source, decoder: decoder, download: fetch, cached: cached,
                                   cancellation: cancellation)
             _ = task.attach(job)
-            tasks[source] = task
+            tasks[key] = task
             return (task, true)
         }
     }
 
     /// Forgets `task` once its decode has started (it accepts no more jobs).
     func remove(_ task: SourceTask) {
+        // Open tasks are few (at most the admitted rows), so a scan costs nothing.
         tasks.withLock { tasks in
-            if tasks[task.source] === task { tasks[task.source] = nil }
+            if let key = tasks.first(where: { $0.value === task })?.key { tasks[key] = nil }
         }
     }
 }

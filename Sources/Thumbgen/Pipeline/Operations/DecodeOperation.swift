@@ -60,6 +60,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
         jobs.forEach { $0.record(origin: bytes.origin, digest: bytes.digest) }
         var (path, digest, keepAlive) = (bytes.path, bytes.digest, bytes.file)
+        let stamp = bytes.stamp
         if let cached, let known = digest {
             jobs = jobs.filter { !cached.serve($0, sourceDigest: known) }
             guard !jobs.isEmpty else { return }
@@ -83,7 +84,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                onOverrun: { error in
                 decodeJobs.forEach { $0.fail(.imaging(error, src: src, stage: .decodeFailed)) }
             }) { watch throws(ImagingError) in
-                try decodeInGroups(path, for: jobs, digest: digest, keepAlive: keepAlive, watch: watch)
+                try decodeInGroups(path, for: jobs, digest: digest, stamp: stamp, keepAlive: keepAlive, watch: watch)
             }
         } catch {
             outcome.withLock { $0 = .failure(.imaging(error, src: src, stage: .decodeFailed)) }
@@ -101,8 +102,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                                     maxBytes: decoder.limits.maxInputBytes) {
                 return .failure(failure)
             }
-            let digest = cached?.cache.files.digest(of: local, cancellation: cancellation)
-            return .success(SourceBytes(path: local, digest: digest, origin: .local, verified: true, file: nil))
+            let identified = cached?.cache.files.digest(of: local, cancellation: cancellation)
+            FaultInjection.pauseAfterHashing()
+            return .success(SourceBytes(path: local, digest: identified?.digest, origin: .local,
+                                        verified: true, file: nil, stamp: identified?.stamp))
         case .remote:
             if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
             switch download?.result {
@@ -130,7 +133,8 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     /// size) reads the opened image itself; the others load again with their own settings.
     /// Throws only what ends every job: a source that cannot be opened, or a timeout.
     private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
-                                keepAlive: DownloadedFile?, watch: StageWatch) throws(ImagingError) {
+                                stamp: FileIndex.Stamp?, keepAlive: DownloadedFile?,
+                                watch: StageWatch) throws(ImagingError) {
         let opened = try decoder.open(path: path)
         watch.enter("decode")
         let header = opened.header
@@ -171,7 +175,14 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             let allFrames = allFrames(group[0])
             let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
                                 allFrames: allFrames, digest: digest, keepAlive: keepAlive, watch: watch)
-            if case .failure(let failure) = result, failure.code == .timeout {
+                .map { decoded in
+                    var decoded = decoded
+                    decoded.sourceStamp = stamp
+                    return decoded
+                }
+            // A decode killed by the deadline failed because of it: every row of the stage
+            // reports the timeout, not the libvips error the kill caused.
+            if case .failure = result, watch.isPastDeadline {
                 throw .timedOut(operation: "decode", seconds: decoder.limits.seconds)
             }
             if case .success = result { group.forEach { $0.loaded(info) } }
@@ -229,6 +240,9 @@ struct SourceBytes {
     var verified: Bool
     /// A temporary download to keep until the pixels are read.
     var file: DownloadedFile?
+    /// A local file's stamp when it was hashed: its outputs are cached under `digest` only if
+    /// the file still has it once they are made.
+    var stamp: FileIndex.Stamp?
 }
 
 /// Checks a local source before libvips sees it, for errors that name the real problem.

@@ -55,6 +55,12 @@ final class RenderOperation: Operation, @unchecked Sendable {
                 ) { watch throws(ImagingError) -> (Data, Int, Int) in
                     try renderAndEncode(decoded, format: format, watch: watch)
                 }
+                // A local file rewritten since it was hashed may have given other pixels:
+                // they must not be cached (nor reported) under the old digest.
+                if let stamp = decoded.sourceStamp, let path = decoded.path, FileIndex.Stamp.of(path) != stamp {
+                    return job.fail(ThumbnailFailure(.sourceUnreadable, "\(request.sourceText): the file "
+                                                     + "changed while it was being read; run again"))
+                }
                 finish(data.0, width: data.1, height: data.2, format: format, decoded: decoded)
             } catch {
                 job.fail(failure(after: error, decoded: decoded))

@@ -25,7 +25,12 @@ final class WriteOperation: Operation, @unchecked Sendable {
     }
 
     override func main() {
-        guard !job.isFinished, let encoded = render.encoded else { return }
+        guard !job.isFinished else { return }
+        guard let encoded = render.encoded else {
+            // Every render ends its row or leaves an output; this keeps "every row ends" true
+            // whatever a future render path forgets.
+            return job.fail(ThumbnailFailure(.encodeFailed, "\(job.request.sourceText): no output was made"))
+        }
         let start = ContinuousClock.now
         let record = OutputRecord(sha256: encoded.sha256, width: encoded.width, height: encoded.height,
                                   format: encoded.format, bytes: encoded.data.count)

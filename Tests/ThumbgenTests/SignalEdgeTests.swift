@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// Signals at the edges of a run: before its manifest has a header, and while the run cannot
+/// finish on its own; and the admission gate that keeps the report's reorder buffer bounded.
+@Suite("End to end: signals at the edges")
+struct SignalEdgeTests {
+    /// Starts `thumbgen ARGUMENTS` with pipes for standard input and output that the test holds
+    /// (and never reads or writes, unless it says so).
+    static func start(_ arguments: [String], cache: URL) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = try #require(TestPaths.thumbgen)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["THUMBGEN_CACHE_DIR"] = cache.path
+        process.environment = environment
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return (process, input, output)
+    }
+
+    /// Waits up to `seconds` for `process` to end; kills it and returns nil if it does not.
+    static func exitStatus(_ process: Process, within seconds: Double) async -> Int32? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while process.isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationReason == .exit ? process.terminationStatus : -process.terminationStatus
+    }
+
+    @Test("SIGTERM while standard input is open and silent ends the run with 143")
+    func silentStandardInput() async throws {
+        let space = try Workspace()
+        let (process, input, _) = try Self.start(["-", "--out", space.out.path, "--report", space.reportURL.path],
+                                                 cache: space.cache)
+        try await Task.sleep(for: .milliseconds(500))
+        kill(process.processIdentifier, SIGTERM)
+        let status = await Self.exitStatus(process, within: 20)
+        try? input.fileHandleForWriting.close()
+        #expect(status == 143, "exit status \(String(describing: status)) (negative: killed by that signal)")
+    }
+
+    @Test("A second SIGTERM exits at once while the first cannot finish (events to a full pipe)")
+    func secondTerminate() async throws {
+        let space = try Workspace()
+        try space.fixture(RawImage.quadrants(width: 16, height: 16), "p.png")
+        // Enough rows that their events fill the 64 KiB pipe nobody reads: the run blocks.
+        let rows = (0..<3000).map { ["p.png", "o\($0).png", String(4 + $0 % 12)] }
+        let manifest = try space.folder.write(CSV.manifest(["src", "out", "width"], rows), to: "m.csv")
+        let (process, _, output) = try Self.start([manifest.path, "--out", space.out.path, "--events", "-",
+                                                   "--no-cache"], cache: space.cache)
+        try await Task.sleep(for: .seconds(2))
+        kill(process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(500))
+        kill(process.processIdentifier, SIGTERM)
+        let status = await Self.exitStatus(process, within: 20)
+        withExtendedLifetime(output) {}
+        #expect(status == 143, "exit status \(String(describing: status))")
+        #expect(!space.outputFiles.contains { $0.hasSuffix(".tmp") }, "\(space.outputFiles.filter { $0.hasSuffix(".tmp") })")
+    }
+
+    @Test("The gate admits no row more than its span past the oldest unfinished row")
+    func gateSpan() {
+        let gate = AdmissionGate(limit: 4, span: 10)
+        #expect(gate.tryEnter(row: 2))
+        #expect(gate.tryEnter(row: 3))
+        gate.leave(row: 3)
+        // Row 2 is still running: rows up to 11 may enter (room permitting), row 12 may not.
+        #expect(gate.tryEnter(row: 11))
+        gate.leave(row: 11)
+        #expect(!gate.tryEnter(row: 12))
+        gate.leave(row: 2)
+        #expect(gate.tryEnter(row: 12))
+    }
+}
