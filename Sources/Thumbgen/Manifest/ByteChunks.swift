@@ -11,6 +11,9 @@ final class ByteChunks {
     private let handle: FileHandle
     private let chunkSize: Int
     private let stop: Cancellation?
+    /// Called when the input has nothing to read right now, and every 100 ms while it waits:
+    /// the rows read so far are handed on rather than held until more arrive.
+    var onWait: (() -> Void)?
 
     /// Reads from `handle`, at most `chunkSize` bytes at a time, until `stop` is pressed.
     init(handle: FileHandle, chunkSize: Int = 1 << 16, stop: Cancellation? = nil) {
@@ -23,11 +26,18 @@ final class ByteChunks {
     func next() throws -> Data? {
         let descriptor = handle.fileDescriptor
         var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var waited = false
         while true {
-            if let stop {
-                if stop.isCancelled { return nil }
+            if stop != nil || onWait != nil {
+                if stop?.isCancelled == true { return nil }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                if poll(&poller, 1, 100) == 0 { continue }
+                if poll(&poller, 1, waited ? 100 : 0) == 0 {
+                    // Again after every wait: rows admitted meanwhile (a cache check answers
+                    // from another thread) are started too.
+                    onWait?()
+                    waited = true
+                    continue
+                }
             }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
             if count < 0 && errno == EINTR { continue }

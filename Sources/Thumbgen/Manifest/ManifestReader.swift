@@ -42,12 +42,22 @@ public final class ManifestReader {
         }
         let ext = (path as NSString).pathExtension.lowercased()
         let chunks = ByteChunks(handle: handle, stop: stop)
+        self.chunks = chunks
         if jsonLines ?? (ext == "jsonl" || ext == "ndjson") {
             source = .jsonLines(JSONLinesParser(chunks: chunks))
         } else {
             let parser = CSVRecordParser(chunks: chunks)
             source = .csv(parser, columns: try Self.readHeader(parser, path: path))
         }
+    }
+
+    private let chunks: ByteChunks
+
+    /// Called whenever the input has nothing to read right now (a pipe whose writer is slow),
+    /// before the reader waits: what was read so far can be started.
+    public var onWait: (() -> Void)? {
+        get { chunks.onWait }
+        set { chunks.onWait = newValue }
     }
 
     /// The next record or row error; nil at the end of the manifest.

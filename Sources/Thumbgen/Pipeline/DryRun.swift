@@ -41,6 +41,9 @@ public final class DryRun: RowSink, Sendable {
     public var isCancelled: Bool { cancelled.withLock { $0 } }
 
     /// Stops planning rows (SIGINT, SIGTERM): a dry run hashes outputs, which takes time.
+    /// Nothing to start: a dry run plans each row as it is taken.
+    public func flush() {}
+
     public func cancel() {
         cancelled.withLock { $0 = true }
     }

@@ -9,6 +9,8 @@ public enum ManifestRun {
     public static func run(_ reader: ManifestReader, parser: RowParser, pipeline: some RowSink,
                            willRun: ((Int) -> Void)? = nil) throws(ManifestError) {
         defer { pipeline.waitUntilFinished() }
+        // Rows from a slow pipe start as they come, not once a batch has filled.
+        reader.onWait = { pipeline.flush() }
         while !pipeline.isCancelled, let entry = try reader.next() {
             switch entry {
             case .failure(let error): willRun?(error.row)

@@ -9,6 +9,8 @@ public protocol RowSink: AnyObject, Sendable {
     var isCancelled: Bool { get }
     /// Stops taking rows (SIGINT, SIGTERM).
     func cancel()
+    /// Starts the rows taken so far, which may wait to be batched with the next ones.
+    func flush()
     /// Waits until every row taken has its result.
     func waitUntilFinished()
 }
