@@ -369,7 +369,7 @@ private enum JPEGBytes {
 }
 
 /// PNG chunks made and found by hand, independently of the code under test.
-private enum PNGBytes {
+enum PNGBytes {
     static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 
     /// One chunk as its type and whole bytes (length, type, data, CRC).

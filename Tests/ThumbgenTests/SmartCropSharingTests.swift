@@ -13,8 +13,10 @@ struct SmartCropSharingTests {
         return (x / 6 + y / 6) % 2 == 0 ? .red : .yellow
     }
 
-    /// The sources: generated upright ones in every writable loader's format, and rotated ones
-    /// from the corpora (EXIF in JPEG, TIFF's orientation tag, EXIF in WebP).
+    /// The sources: generated upright ones in every writable loader's format (AVIF stands for
+    /// HEIF: libheif applies `irot` itself, so a rotated HEIF reaches thumbgen upright), rotated
+    /// JPEG and PNG (EXIF, `eXIf`), and rotated ones from the corpora (EXIF in JPEG, TIFF's
+    /// orientation tag, EXIF in WebP).
     static func sources(in space: Workspace) throws -> [String] {
         var names: [String] = []
         for format in [OutputFormat.jpeg, .png, .tiff, .webp, .avif] {
@@ -25,6 +27,9 @@ struct SmartCropSharingTests {
         let jpeg = try picture.encoded(as: .jpeg)
         _ = try space.folder.write(FixtureBytes.jpeg(jpeg, withExifOrientation: 6), to: "rotated.jpg")
         names.append("rotated.jpg")
+        let png = try picture.encoded(as: .png)
+        _ = try space.folder.write(FixtureBytes.png(png, withExifOrientation: 8), to: "rotated.png")
+        names.append("rotated.png")
         if let corpora = TestPaths.corpora {
             names += ["exif-orientation/Landscape_5.jpg", "pillow/Tests/images/g4_orientation_6.tif",
                       "pillow/Tests/images/hopper_orientation_8.webp"]

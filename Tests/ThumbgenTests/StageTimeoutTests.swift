@@ -65,10 +65,12 @@ struct StageTimeoutTests {
     @Test("Every output format's encode is bounded by --timeout", arguments: ["jpeg", "png", "webp", "avif", "jxl", "gif", "tiff"])
     func everyEncoder(format: String) async throws {
         let space = try Workspace()
-        // 3 MP of noise cannot be decoded, let alone encoded, in 10 ms.
-        try await Self.write(Self.noise(width: 2000, height: 1500), "big.png", in: space)
+        // 6 MP of noise cannot be decoded, let alone scaled and encoded, in 10 ms (nor in the
+        // 20 ms the deadline may be noticed late); the size keeps a PNG from passing through.
+        try await Self.write(Self.noise(width: 3000, height: 2000), "big.png", in: space)
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "format"], [["big.png", "big", format]]),
-                                      ["--timeout", "0.01", "--no-cache"], timeout: .seconds(90))
+                                      ["--timeout", "0.01", "--size", "1500x1500", "--no-cache"],
+                                      timeout: .seconds(90))
         #expect(!run.result.timedOut)
         #expect(run.report?.row(2)?.error?.code == "timeout", "\(format): \(run.result.stderr)")
         #expect(space.outputFiles.isEmpty, "\(space.outputFiles)")

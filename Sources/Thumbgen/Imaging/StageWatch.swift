@@ -1,4 +1,4 @@
-import Dispatch
+import Foundation
 import Synchronization
 
 /// Bounds one stage of a row's work in time (`--timeout`), and lets a cancelled run stop it.
@@ -13,7 +13,7 @@ import Synchronization
 ///
 /// The watch kills only images its own stage made: never a decoded image that other rows
 /// share, so that one row's timeout or cancel cannot fail another row.
-final class StageWatch: Sendable {
+final class StageWatch: @unchecked Sendable {
     /// Seconds past the deadline that code ignoring the kill flag is waited for.
     static let grace = 1.0
 
@@ -21,7 +21,6 @@ final class StageWatch: Sendable {
     /// run does not wait for them.
     static var overrunning: Int { stuck.load(ordering: .relaxed) }
     private static let stuck = Atomic<Int>(0)
-    private static let timers = DispatchQueue(label: "thumbgen.stage-watch")
 
     private struct State {
         var step: String
@@ -30,14 +29,18 @@ final class StageWatch: Sendable {
         var fired = false
         var cancelled = false
         var overran = false
+        /// Dropped when the stage ends, so that nothing it holds (rows) outlives the stage.
+        var onOverrun: (@Sendable (ImagingError) -> Void)?
     }
 
     private let state: Mutex<State>
     private let seconds: Double
+    private let deadline: ContinuousClock.Instant
 
-    private init(step: String, seconds: Double) {
-        state = Mutex(State(step: step))
+    private init(step: String, seconds: Double, onOverrun: @escaping @Sendable (ImagingError) -> Void) {
+        state = Mutex(State(step: step, onOverrun: onOverrun))
         self.seconds = seconds
+        deadline = .now + .seconds(seconds)
     }
 
     /// Runs `body`, starting at `step`, under a deadline of `seconds` and `cancellation`.
@@ -46,18 +49,9 @@ final class StageWatch: Sendable {
     static func run<T>(_ step: String, seconds: Double, cancellation: Cancellation?,
                        onOverrun: @escaping @Sendable (ImagingError) -> Void,
                        _ body: (StageWatch) throws(ImagingError) -> T) throws(ImagingError) -> T {
-        let watch = StageWatch(step: step, seconds: seconds)
-        let deadline = DispatchWorkItem { [watch] in watch.fire() }
-        let giveUp = DispatchWorkItem { [watch] in
-            if let error = watch.overrun() { onOverrun(error) }
-        }
-        // Cancelled when the stage ends, so that a long run does not pile up timers.
-        defer {
-            deadline.cancel()
-            giveUp.cancel()
-        }
-        timers.asyncAfter(deadline: .now() + seconds, execute: deadline)
-        timers.asyncAfter(deadline: .now() + seconds + grace, execute: giveUp)
+        let watch = StageWatch(step: step, seconds: seconds, onOverrun: onOverrun)
+        Monitor.shared.add(watch)
+        defer { Monitor.shared.remove(watch) }
         let result: Result<T, ImagingError>
         do {
             result = .success(try withCancellation(cancellation, watch) { () throws(ImagingError) -> T in
@@ -68,6 +62,7 @@ final class StageWatch: Sendable {
         }
         let (fired, overran, step) = watch.state.withLock { state in
             state.running = false
+            state.onOverrun = nil
             return (state.fired, state.overran, state.step)
         }
         if overran { stuck.subtract(1, ordering: .relaxed) }
@@ -98,12 +93,27 @@ final class StageWatch: Sendable {
         if killNow { image?.kill() }
     }
 
-    private func fire() {
-        state.withLock { state -> VipsImageRef? in
-            guard state.running else { return nil }
-            state.fired = true
-            return state.target
-        }?.kill()
+    /// Looks at the clock: kills the stage's image once its deadline has passed, and gives up
+    /// on the stage `grace` seconds later.
+    fileprivate func check(now: ContinuousClock.Instant) {
+        guard now >= deadline else { return }
+        let (target, overrun) = state.withLock { state -> (VipsImageRef?, (String, @Sendable (ImagingError) -> Void)?) in
+            guard state.running else { return (nil, nil) }
+            var target: VipsImageRef?
+            if !state.fired {
+                state.fired = true
+                target = state.target
+            }
+            guard now >= deadline + .seconds(Self.grace), !state.overran, let onOverrun = state.onOverrun else {
+                return (target, nil)
+            }
+            state.overran = true
+            // Counted under the lock, so that the stage's own return cannot uncount it first.
+            Self.stuck.add(1, ordering: .relaxed)
+            return (target, (state.step, onOverrun))
+        }
+        target?.kill()
+        if let (step, onOverrun) = overrun { onOverrun(.timedOut(operation: step, seconds: seconds)) }
     }
 
     private func cancel() {
@@ -113,16 +123,45 @@ final class StageWatch: Sendable {
         }?.kill()
     }
 
-    /// The timeout to report when the stage is still running past its grace period.
-    private func overrun() -> ImagingError? {
-        let step = state.withLock { state -> String? in
-            guard state.running, !state.overran else { return nil }
-            state.overran = true
-            // Counted under the lock, so that the stage's own return cannot uncount it first.
-            Self.stuck.add(1, ordering: .relaxed)
-            return state.step
+    /// One thread that looks at every running stage's deadline every 20 ms, asleep while no
+    /// stage runs. A timer per stage would keep each stage's closures (and the rows they hold)
+    /// alive until its deadline, long after the stage ended: 100,000 small rows a minute then
+    /// held their rows for the whole `--timeout`.
+    private final class Monitor: @unchecked Sendable {
+        static let shared = Monitor()
+        private let condition = NSCondition()
+        private var watches: [ObjectIdentifier: StageWatch] = [:]
+        private var started = false
+
+        func add(_ watch: StageWatch) {
+            condition.lock()
+            watches[ObjectIdentifier(watch)] = watch
+            if !started {
+                started = true
+                let thread = Thread { [self] in loop() }
+                thread.name = "thumbgen.stage-watch"
+                thread.start()
+            }
+            condition.signal()
+            condition.unlock()
         }
-        guard let step else { return nil }
-        return .timedOut(operation: step, seconds: seconds)
+
+        func remove(_ watch: StageWatch) {
+            condition.lock()
+            watches[ObjectIdentifier(watch)] = nil
+            condition.unlock()
+        }
+
+        private func loop() {
+            while true {
+                condition.lock()
+                while watches.isEmpty { condition.wait() }
+                let running = Array(watches.values)
+                condition.unlock()
+                let now = ContinuousClock.now
+                running.forEach { $0.check(now: now) }
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+        }
     }
 }

@@ -16,36 +16,54 @@ struct OutputPathPattern: Sendable {
 
     /// The pieces, in order; consecutive text is merged.
     let pieces: [Piece]
-
-    private static let markers: [Character: Piece] = ["\u{1}": .number, "\u{2}": .word, "\u{3}": .hash]
+    /// The text before the first unknown, as bytes: most patterns differ there (`{name}`
+    /// comes first in most templates), so a path is usually told apart by it alone.
+    private let prefix: [UInt8]
 
     /// The pattern of `template` for a row whose known values are `name`, `fit` and `row`; nil
     /// when the template renders to no path at all (the row fails on its own then).
     init?(template: String, name: String, fit: Fit, row: Int) {
-        let values = OutputPathTemplate.Values(name: name, width: 0, height: 0, fit: fit, ext: "\u{2}",
-                                               hash8: "\u{3}", row: row)
-        // {w} and {h} are rendered as digits by the template; mark them instead.
-        let marked = template.replacingOccurrences(of: "{w}", with: "\u{1}")
-            .replacingOccurrences(of: "{h}", with: "\u{1}")
-        guard let rendered = try? OutputPathTemplate.render(marked, values) else { return nil }
         var pieces: [Piece] = []
         var text = ""
-        for character in OutputClaims.normalized(rendered) {
-            if let piece = Self.markers[character] {
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            text += rest[..<open]
+            let unknown: Piece?
+            switch rest[rest.index(after: open)..<close] {
+            case "w", "h": unknown = .number
+            case "ext": unknown = .word
+            case "hash8": unknown = .hash
+            case "name": unknown = nil; text += name
+            case "fit": unknown = nil; text += fit.rawValue
+            case "row": unknown = nil; text += String(row)
+            default: unknown = nil; text += rest[open...close]
+            }
+            if let unknown {
                 if !text.isEmpty { pieces.append(.text(text)) }
                 text = ""
-                pieces.append(piece)
-            } else {
-                text.append(character)
+                pieces.append(unknown)
             }
+            rest = rest[rest.index(after: close)...]
         }
+        text += rest
         if !text.isEmpty { pieces.append(.text(text)) }
+        // A path with `//` or `./` is normalized before it is claimed; so is its pattern.
+        if pieces.contains(where: { if case .text(let t) = $0 { t.contains("/.") || t.contains("//") || t.hasPrefix("./") } else { false } }) {
+            pieces = pieces.map { piece in
+                guard case .text(let t) = piece else { return piece }
+                return .text(t.replacingOccurrences(of: "//", with: "/").replacingOccurrences(of: "/./", with: "/"))
+            }
+            if case .text(let t)? = pieces.first, t.hasPrefix("./") { pieces[0] = .text(String(t.dropFirst(2))) }
+        }
+        guard !pieces.isEmpty else { return nil }
         self.pieces = pieces
+        if case .text(let t)? = pieces.first { prefix = Array(t.utf8) } else { prefix = [] }
     }
 
-    /// Whether the pattern can render to `path` (already normalized).
-    func matches(_ path: String) -> Bool {
-        Self.match(pieces[...], Array(path.utf8)[...])
+    /// Whether the pattern can render to the path whose UTF-8 bytes are `path` (normalized).
+    func matches(_ path: [UInt8]) -> Bool {
+        guard path.starts(with: prefix) else { return false }
+        return Self.match(pieces[...], path[...])
     }
 
     private static func match(_ pieces: ArraySlice<Piece>, _ bytes: ArraySlice<UInt8>) -> Bool {

@@ -117,18 +117,28 @@ enum FixtureBytes {
     /// A JPEG with an EXIF APP1 segment (big-endian TIFF, one IFD0 entry: Orientation)
     /// inserted right after its SOI marker.
     static func jpeg(_ jpeg: Data, withExifOrientation orientation: UInt16) -> Data {
-        var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]  // "MM", 42, IFD at 8
-        tiff += [0x00, 0x01]                                                  // one entry
-        tiff += [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]              // 0x0112 SHORT ×1
-        tiff += [UInt8(orientation >> 8), UInt8(orientation & 0xff), 0x00, 0x00]
-        tiff += [0x00, 0x00, 0x00, 0x00]                                      // no next IFD
-        let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
+        let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + exif(orientation: orientation)
         let length = payload.count + 2
         let segment: [UInt8] = [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xff)] + payload
         var out = Data(jpeg.prefix(2))
         out.append(contentsOf: segment)
         out.append(jpeg.dropFirst(2))
         return out
+    }
+
+    /// An EXIF block (big-endian TIFF) holding one IFD0 entry: Orientation.
+    static func exif(orientation: UInt16) -> [UInt8] {
+        var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08]  // "MM", 42, IFD at 8
+        tiff += [0x00, 0x01]                                                  // one entry
+        tiff += [0x01, 0x12, 0x00, 0x03, 0x00, 0x00, 0x00, 0x01]              // 0x0112 SHORT ×1
+        tiff += [UInt8(orientation >> 8), UInt8(orientation & 0xff), 0x00, 0x00]
+        tiff += [0x00, 0x00, 0x00, 0x00]                                      // no next IFD
+        return tiff
+    }
+
+    /// A PNG with an `eXIf` chunk holding `orientation`, right after IHDR.
+    static func png(_ png: Data, withExifOrientation orientation: UInt16) -> Data {
+        PNGBytes.inserting([PNGBytes.chunk("eXIf", exif(orientation: orientation))], into: png)
     }
 
     /// A JPEG with `profile` embedded as APP2 `ICC_PROFILE` segments (split as the ICC spec
