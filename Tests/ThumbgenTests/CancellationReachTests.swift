@@ -1,0 +1,69 @@
+import CVips
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// A cancelled run stops the work that used to run on to its end after Ctrl-C: evaluations
+/// (a shared decode's copy into memory, the re-read that attributes an error, encodes) and the
+/// hashing of a local file.
+@Suite("Cancellation reaches every stage")
+struct CancellationReachTests {
+    /// A lazy image that takes a while to compute: a large resize of generated noise.
+    static func slowImage() throws -> VipsImageRef {
+        let raw = StageTimeoutTests.noise(width: 1000, height: 1000)
+        let pointer = try raw.vipsImage()
+        return try VipsImageRef(owning: pointer).resized(hscale: 6, vscale: 6, kernel: VIPS_KERNEL_LANCZOS3)
+    }
+
+    @Test("An evaluation under a pressed button stops with an error instead of running to its end")
+    func evaluationStops() throws {
+        let cancellation = Cancellation()
+        cancellation.cancel()
+        let image = try Self.slowImage()
+        #expect(throws: ImagingError.self) {
+            try StageWatch.run("decode", seconds: 600, cancellation: cancellation, onOverrun: { _ in }) {
+                watch throws(ImagingError) -> VipsImageRef in
+                let own = try image.copied()
+                watch.enter("decode", evaluating: own)
+                return try own.copiedToMemory()
+            }
+        }
+    }
+
+    @Test("Pressing the button during an evaluation stops it")
+    func evaluationStopsWhilstRunning() async throws {
+        let cancellation = Cancellation()
+        let image = try Self.slowImage()
+        let press = Task.detached {
+            try await Task.sleep(for: .milliseconds(200))
+            cancellation.cancel()
+        }
+        let outcome = try await OffPool.run { () -> Bool in
+            do {
+                _ = try StageWatch.run("decode", seconds: 600, cancellation: cancellation, onOverrun: { _ in }) {
+                    watch throws(ImagingError) -> VipsImageRef in
+                    let own = try image.copied()
+                    watch.enter("decode", evaluating: own)
+                    return try own.copiedToMemory()
+                }
+                return false
+            } catch {
+                return true
+            }
+        }
+        _ = try await press.value
+        #expect(outcome, "the evaluation ran to its end after the button was pressed")
+    }
+
+    @Test("Hashing a local file stops when the button is pressed")
+    func hashingStops() throws {
+        let folder = try TemporaryDirectory("hash")
+        let url = try folder.write(Data(repeating: 7, count: 3 << 20), to: "big.bin")
+        let fd = open(url.path, O_RDONLY)
+        defer { close(fd) }
+        let cancellation = Cancellation()
+        cancellation.cancel()
+        #expect(ContentDigest.ofFile(descriptor: fd, until: cancellation) == nil)
+        #expect(ContentDigest.ofFile(at: url.path) != nil)
+    }
+}
