@@ -451,57 +451,11 @@ private enum VipsFixture {
 
     /// Runs the `*save_buffer` operation `saver` on `image` with `options` ("Q=90,strip=true").
     static func save(_ image: Image, _ saver: String, _ options: String) throws -> Data {
-        try run(saver, options: options, output: "buffer") { operation in
-            var input = GValue()
-            _ = g_value_init(&input, vips_image_get_type())
-            g_value_set_object(&input, image.pointer)
-            g_object_set_property(gObject(operation), "in", &input)
-            g_value_unset(&input)
-        }
+        try VipsOperationCall.blob(saver, input: image.pointer, options: options, output: "buffer")
     }
 
     /// One of libvips' built-in ICC profiles ("srgb", "cmyk").
     static func profile(_ name: String) throws -> [UInt8] {
-        [UInt8](try run("profile_load", options: "name=\(name)", output: "profile") { _ in })
-    }
-
-    private static func run(_ name: String, options: String, output: String,
-                            setInput: (UnsafeMutablePointer<VipsOperation>) -> Void) throws -> Data {
-        try VipsRuntime.start()
-        guard let created = vips_operation_new(name) else { throw FixtureError("no operation \(name)") }
-        var operation: UnsafeMutablePointer<VipsOperation>? = created
-        setInput(created)
-        let object = vipsObject(created)
-        guard vips_object_set_from_string(object, options) == 0,
-              vips_cache_operation_buildp(&operation) == 0, let built = operation else {
-            vips_object_unref_outputs(object)
-            g_object_unref(created)
-            throw FixtureError("\(name) \(options)")
-        }
-        defer {
-            vips_object_unref_outputs(vipsObject(built))
-            g_object_unref(built)
-        }
-        var value = GValue()
-        _ = g_value_init(&value, vips_blob_get_type())
-        defer { g_value_unset(&value) }
-        g_object_get_property(gObject(built), output, &value)
-        var length = 0
-        guard let blob = g_value_get_boxed(&value),
-              let bytes = vips_blob_get(blob.assumingMemoryBound(to: VipsBlob.self), &length) else {
-            throw FixtureError("\(name) gave no \(output)")
-        }
-        return Data(bytes: bytes, count: length)
-    }
-
-    /// The C casts `G_OBJECT()` and `VIPS_OBJECT()`, which are macros Swift cannot see.
-    private static func gObject(_ operation: UnsafeMutablePointer<VipsOperation>)
-        -> UnsafeMutablePointer<GObject> {
-        UnsafeMutableRawPointer(operation).assumingMemoryBound(to: GObject.self)
-    }
-
-    private static func vipsObject(_ operation: UnsafeMutablePointer<VipsOperation>)
-        -> UnsafeMutablePointer<VipsObject> {
-        UnsafeMutableRawPointer(operation).assumingMemoryBound(to: VipsObject.self)
+        [UInt8](try VipsOperationCall.blob("profile_load", options: "name=\(name)", output: "profile"))
     }
 }
