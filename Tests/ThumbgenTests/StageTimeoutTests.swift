@@ -76,6 +76,18 @@ struct StageTimeoutTests {
         #expect(space.outputFiles.isEmpty, "\(space.outputFiles)")
     }
 
+    @Test("Smart crop's analysis is under --timeout too", arguments: ["attention", "entropy"])
+    func smartCropBounded(gravity: String) async throws {
+        let space = try Workspace()
+        try await Self.write(Self.noise(width: 3000, height: 2000), "big.png", in: space)
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "gravity"], [["big.png", "big.png", gravity]]),
+                                      ["--timeout", "0.01", "--fit", "cover", "--size", "1400x1400", "--no-cache"],
+                                      timeout: .seconds(90))
+        #expect(!run.result.timedOut)
+        #expect(run.report?.row(2)?.error?.code == "timeout", "\(run.result.stderr)")
+        #expect(space.outputFiles.isEmpty, "\(space.outputFiles)")
+    }
+
     @Test("SIGTERM during an AV1 encode that ignores the kill flag still ends the run, with its report")
     func signalDuringUnkillableEncode() async throws {
         let space = try Workspace()
