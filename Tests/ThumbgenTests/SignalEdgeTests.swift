@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-@testable import Thumbgen
+import Thumbgen
 
-/// Signals at the edges of a run: before its manifest has a header, and while the run cannot
-/// finish on its own; and the admission gate that keeps the report's reorder buffer bounded.
+/// Signals at the edges of a run: while its manifest's input is open and silent, and while the
+/// run cannot finish on its own.
 @Suite("End to end: signals at the edges")
 struct SignalEdgeTests {
     /// Starts `thumbgen ARGUMENTS` with pipes for standard input and output that the test holds
@@ -68,19 +68,5 @@ struct SignalEdgeTests {
         try? input.fileHandleForWriting.close()
         #expect(status == 143, "exit status \(String(describing: status))")
         #expect(!space.outputFiles.contains { $0.hasSuffix(".tmp") }, "\(space.outputFiles)")
-    }
-
-    @Test("The gate admits no row more than its span past the oldest unfinished row")
-    func gateSpan() {
-        let gate = AdmissionGate(limit: 4, span: 10)
-        #expect(gate.tryEnter(row: 2))
-        #expect(gate.tryEnter(row: 3))
-        gate.leave(row: 3)
-        // Row 2 is still running: rows up to 11 may enter (room permitting), row 12 may not.
-        #expect(gate.tryEnter(row: 11))
-        gate.leave(row: 11)
-        #expect(!gate.tryEnter(row: 12))
-        gate.leave(row: 2)
-        #expect(gate.tryEnter(row: 12))
     }
 }
