@@ -50,12 +50,12 @@ struct StageTimeoutTests {
         let space = try Workspace()
         // Both rows read one in-memory decode; the first writes it unchanged (same size, no
         // crop) as a slow AVIF, so on the old code its kill landed on the shared image.
-        // Small enough that the shared decode stays far inside the limit on a busy machine,
-        // large enough that AV1 at effort 9 does not.
+        // The shared decode takes milliseconds, far inside the limit even on a loaded machine;
+        // AV1 at effort 9 takes tens of seconds on these 0.5 MP.
         try await Self.write(Self.noise(width: 800, height: 600), "shared.png", in: space)
         let rows = [["shared.png", "slow.avif", "", "avif"], ["shared.png", "fast.jpg", "64x48", "jpeg"]]
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "size", "format"], rows),
-                                      ["--avif-effort", "9", "--timeout", "0.5", "--jobs", "1", "--no-cache"],
+                                      ["--avif-effort", "9", "--timeout", "3", "--jobs", "1", "--no-cache"],
                                       timeout: .seconds(90))
         #expect(!run.result.timedOut)
         #expect(run.report?.row(2)?.error?.code == "timeout", "\(run.result.stderr)")
