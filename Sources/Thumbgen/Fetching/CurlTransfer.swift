@@ -152,12 +152,8 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return 0
         }
-        var offset = 0
-        while offset < count {
-            let n = write(file, data + offset, count - offset)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return 0 }
-            offset += n
+        guard DescriptorIO.writeAll(file, UnsafeRawBufferPointer(start: data, count: count)) else {
+            return 0
         }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(start: data, count: count))
         bytes += Int64(count)
