@@ -212,15 +212,6 @@ final class CurlTransfer: @unchecked Sendable {
         return code
     }
 
-    /// The URL of the last request, after redirects.
-    var finalURL: String {
-        var text: UnsafeMutablePointer<CChar>?
-        guard tg_curl_get_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text else {
-            return url.absoluteString
-        }
-        return String(cString: text)
-    }
-
     /// libcurl's own message for the last error, with the error buffer's detail.
     func message(for code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)

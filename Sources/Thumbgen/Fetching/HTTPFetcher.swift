@@ -130,7 +130,7 @@ public final class HTTPFetcher: Sendable {
             let h = transfer.headers
             return .success(FetchResponse(
                 status: status, bytes: transfer.bytes, attempts: attempts,
-                finalURL: transfer.finalURL, etag: h["etag"], lastModified: h["last-modified"],
+                etag: h["etag"], lastModified: h["last-modified"],
                 cacheControl: h["cache-control"], expires: h["expires"], date: h["date"],
                 sha256: status == 304 ? "" : transfer.bodyDigest()))
         case CURLE_ABORTED_BY_CALLBACK:
