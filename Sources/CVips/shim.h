@@ -96,10 +96,11 @@ static inline int tg_colourspace(VipsImage *in, VipsImage **out, VipsInterpretat
     return vips_colourspace(in, out, space, NULL);
 }
 
-/// Cast that clips out-of-range values instead of wrapping them, without rescaling (`shift`
-/// off): unpremultiplied pixels go back to the format they came from, and 16-bit pixels reach
+/// Cast that keeps each value's number (`shift` off: no bit shifting, so 16-bit 65535 does not
+/// become 255) and clips what is out of the new format's range instead of wrapping it:
+/// unpremultiplied pixels go back to the format they came from, and 16-bit pixels reach
 /// 8 bits through vips_colourspace instead, which scales every band, alpha included.
-static inline int tg_cast_shift(VipsImage *in, VipsImage **out, VipsBandFormat format) {
+static inline int tg_cast_unshifted(VipsImage *in, VipsImage **out, VipsBandFormat format) {
     return vips_cast(in, out, format, "shift", FALSE, NULL);
 }
 

@@ -13,37 +13,18 @@ struct CacheCommand: ParsableCommand {
             """,
         subcommands: [Stats.self, Prune.self, Verify.self, Clear.self])
 
-    /// `--cache-dir`, the one option every subcommand takes.
-    struct Location: ParsableArguments {
-        @Option(help: ArgumentHelp(
-            "The cache directory (default: $THUMBGEN_CACHE_DIR, else $XDG_CACHE_HOME/thumbgen, else ~/.cache/thumbgen).",
-            valueName: "dir"))
-        var cacheDir: String?
-
-        /// Opens the cache; exit status 3 when it cannot be made or written.
-        func open() throws -> CacheMaintenance {
-            let directory = cacheDir.map { URL(fileURLWithPath: $0) } ?? ThumbnailCache.defaultDirectory()
-            do {
-                return CacheMaintenance(cache: try ThumbnailCache(directory: directory))
-            } catch {
-                printError(error.description)
-                throw ExitStatus.unwritable
-            }
-        }
-    }
-
     /// `cache stats`: entries, bytes, and the hit rates of recent runs.
     struct Stats: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the entries and bytes per kind, and the hit rates of recent runs.")
 
-        @OptionGroup var location: Location
+        @OptionGroup var location: CacheLocation
 
         @Flag(help: "Print one JSON object (keys: directory, entries, bytes, oldest_use, newest_use, runs) instead of a table.")
         var json = false
 
         func run() throws {
-            let stats = try location.open().stats()
+            let stats = try location.openForMaintenance().stats()
             print(json ? try stats.json() : stats.table())
         }
     }
@@ -57,7 +38,7 @@ struct CacheCommand: ParsableCommand {
                 an hour old (a running process may be about to name them).
                 """)
 
-        @OptionGroup var location: Location
+        @OptionGroup var location: CacheLocation
 
         @Option(help: ArgumentHelp(
             "Bytes the cache may hold, with an optional K, M, G or T (powers of 1024), such as 500M or 2G.",
@@ -79,7 +60,7 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             let (size, age) = try limits()
-            print(try location.open().prune(maxSize: size, maxAge: age).line)
+            print(try location.openForMaintenance().prune(maxSize: size, maxAge: age).line)
         }
 
         /// The parsed limits; a validation error saying what to type when one does not parse.
@@ -107,10 +88,10 @@ struct CacheCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Re-hash every blob and check every record; remove what is damaged or names a missing blob.")
 
-        @OptionGroup var location: Location
+        @OptionGroup var location: CacheLocation
 
         func run() throws {
-            print(try location.open().verify().line)
+            print(try location.openForMaintenance().verify().line)
         }
     }
 
@@ -119,10 +100,10 @@ struct CacheCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove everything in the cache; the next run starts cold.")
 
-        @OptionGroup var location: Location
+        @OptionGroup var location: CacheLocation
 
         func run() throws {
-            let maintenance = try location.open()
+            let maintenance = try location.openForMaintenance()
             do {
                 print(try maintenance.clear().line)
             } catch {
@@ -159,5 +140,18 @@ enum CacheLimits {
         guard number.contains(where: { $0 != "." }), number.filter({ $0 == "." }).count <= 1,
               let value = Double(number) else { return nil }
         return (value, text.dropFirst(number.count).lowercased())
+    }
+}
+
+extension CacheLocation {
+    /// Opens the cache to look after it (`--cache-dir`, the one option every `cache`
+    /// subcommand takes); exit status 3 when it cannot be made or written.
+    func openForMaintenance() throws -> CacheMaintenance {
+        do {
+            return CacheMaintenance(cache: try ThumbnailCache(directory: directory))
+        } catch {
+            printError(error.description)
+            throw ExitStatus.unwritable
+        }
     }
 }

@@ -4,10 +4,7 @@ import Thumbgen
 
 /// Where the cache is and how a run may use it.
 struct CacheOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "The cache directory (default: $THUMBGEN_CACHE_DIR, else $XDG_CACHE_HOME/thumbgen, else ~/.cache/thumbgen).",
-        valueName: "dir"))
-    var cacheDir: String?
+    @OptionGroup var location: CacheLocation
 
     @Flag(help: "Neither read nor write the cache: every source is fetched and every output rendered.")
     var noCache = false
@@ -22,9 +19,7 @@ struct CacheOptions: ParsableArguments {
     }
 
     /// The directory the options name.
-    var directory: URL {
-        cacheDir.map { URL(fileURLWithPath: $0) } ?? ThumbnailCache.defaultDirectory()
-    }
+    var directory: URL { location.directory }
 
     /// Opens the cache for looking only (`--dry-run`): nil with `--no-cache` or when there is
     /// none yet; nothing is created or marked used.

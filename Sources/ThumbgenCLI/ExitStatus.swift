@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The exit statuses of DESIGN.md section 6, in one place.
+/// The exit statuses README.md lists under "Exit status", in one place.
 enum ExitStatus {
     /// Every row succeeded (or `--fail-on never`).
     static let success = ExitCode(0)

@@ -81,8 +81,7 @@ struct ManifestRunner {
             manifestError = error
         }
 
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = (ContinuousClock.now - started).inSeconds
         let summary = try outputs.finish(seconds: seconds, reportPath: report)
         if !quiet { printError(summary.line) }
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {

@@ -83,8 +83,7 @@ final class ProgressDisplay: @unchecked Sendable {
     }
 
     private var seconds: Double {
-        let elapsed = ContinuousClock.now - started
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        (ContinuousClock.now - started).inSeconds
     }
 
     private func tick() {

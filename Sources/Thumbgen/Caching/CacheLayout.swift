@@ -69,13 +69,7 @@ struct CacheLayout: Sendable {
         guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         let size = Int(info.st_size)
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-            count = 0
-            while count < size {
-                let n = Foundation.read(fd, buffer.baseAddress! + count, size - count)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                count += n
-            }
+            count = DescriptorIO.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer))
         }
         guard bytes.count == size else { return nil }
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Looks after a cache directory: `thumbgen cache stats | prune | verify | clear` (DESIGN.md §5).
+/// Looks after a cache directory: `thumbgen cache stats | prune | verify | clear` (README.md,
+/// Cache).
 ///
 /// Safe while other processes use the same cache: it removes entries only by unlinking whole
 /// files (a reader that already opened one keeps reading it), never rewrites one, and leaves

@@ -3,10 +3,10 @@ import Foundation
 /// How one remote source uses the cache: whether its stored body can be used as it is, must be
 /// revalidated, or fetched; and what to keep of a response.
 ///
-/// The row's `max_age` narrows the HTTP rules (DESIGN.md §2): `> 0` sets the freshness
-/// lifetime whatever the headers say (`no-store` included: the row asked for it); `0` goes by
-/// `Cache-Control` then `Expires`, else revalidates every run; `< 0` neither reads nor stores
-/// the source (its outputs are still cached by the digest of what was fetched).
+/// The row's `max_age` narrows the HTTP rules (README.md, Manifest and Cache): `> 0` sets the
+/// freshness lifetime whatever the headers say (`no-store` included: the row asked for it); `0`
+/// goes by `Cache-Control` then `Expires`, else revalidates every run; `< 0` neither reads nor
+/// stores the source (its outputs are still cached by the digest of what was fetched).
 struct RemoteSourceCache: Sendable {
     let cache: ThumbnailCache
     /// The row's `max_age`.

@@ -75,7 +75,7 @@ struct URLIndex: Sendable {
 }
 
 /// How long a response may be reused, by the rules of a private HTTP cache (RFC 9111), as
-/// DESIGN.md's `max_age` column narrows them.
+/// the manifest's `max_age` column narrows them (README.md, Cache).
 struct HTTPFreshness: Equatable {
     /// Whether the body may be stored at all (`no-store` says no).
     var storable: Bool
@@ -84,7 +84,7 @@ struct HTTPFreshness: Equatable {
 
     /// Reads `Cache-Control` (`no-store`, `no-cache`, `max-age`), else `Expires` (against the
     /// response's `Date`, else now). Without either the body is stored but revalidated on
-    /// every run: DESIGN.md asks for no heuristic freshness.
+    /// every run: README.md (Cache) promises no heuristic freshness.
     init(cacheControl: String?, expires: String?, date: String?, now: Double) {
         storable = true
         freshFor = 0

@@ -152,12 +152,8 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return 0
         }
-        var offset = 0
-        while offset < count {
-            let n = write(file, data + offset, count - offset)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return 0 }
-            offset += n
+        guard DescriptorIO.writeAll(file, UnsafeRawBufferPointer(start: data, count: count)) else {
+            return 0
         }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(start: data, count: count))
         bytes += Int64(count)
@@ -214,15 +210,6 @@ final class CurlTransfer: @unchecked Sendable {
         var code = 0
         _ = tg_curl_get_long(handle, CURLINFO_RESPONSE_CODE, &code)
         return code
-    }
-
-    /// The URL of the last request, after redirects.
-    var finalURL: String {
-        var text: UnsafeMutablePointer<CChar>?
-        guard tg_curl_get_string(handle, CURLINFO_EFFECTIVE_URL, &text) == CURLE_OK, let text else {
-            return url.absoluteString
-        }
-        return String(cString: text)
     }
 
     /// libcurl's own message for the last error, with the error buffer's detail.

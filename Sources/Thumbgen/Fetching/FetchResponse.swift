@@ -6,8 +6,6 @@ public struct FetchResponse: Sendable, Equatable {
     public var bytes: Int64
     /// Requests made, retries included.
     public var attempts: Int
-    /// The URL the body came from, after redirects.
-    public var finalURL: String
     /// Validators and freshness headers, for the cache.
     public var etag: String?, lastModified: String?, cacheControl: String?, expires: String?
     /// The response's `Date` header, the reference point for `Expires`.

@@ -61,18 +61,17 @@ public final class HTTPFetcher: Sendable {
     private func attempt(_ number: Int, url: URL, path: String, rank: (priority: Int, order: Int),
                          headers: [String], download: Download,
                          completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) {
-        let file = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard file >= 0 else {
+        guard let file = DownloadFile(path: path) else {
             let reason = String(cString: strerror(errno))
             return completion(.failure(FetchFailure(error: .other("\(path): cannot write: \(reason)"),
                                                     attempts: number - 1, status: 0)))
         }
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(url: url, file: file, policy: policy, headers: headers)
+            transfer = try CurlTransfer(url: url, file: file.descriptor, policy: policy, headers: headers)
         } catch {
             // Not retried: the same libcurl refuses the same option again. Nothing was sent.
-            close(file)
+            file.close()
             return completion(.failure(FetchFailure(error: error, attempts: number - 1, status: 0)))
         }
         let proceed = download.state.withLock { state -> Bool in
@@ -81,11 +80,11 @@ public final class HTTPFetcher: Sendable {
             return true
         }
         guard proceed else {
-            close(file)
+            file.close()
             return completion(.failure(FetchFailure(error: .cancelled, attempts: number - 1, status: 0)))
         }
         loop.add(transfer, priority: rank.priority, order: rank.order) { [self] code in
-            close(file)
+            file.close()
             let outcome = result(of: transfer, code: code, attempts: number)
             guard case .failure(let failure) = outcome, retry.isRetryable(failure.error),
                   number <= policy.retries, !download.isCancelled else {
@@ -130,7 +129,7 @@ public final class HTTPFetcher: Sendable {
             let h = transfer.headers
             return .success(FetchResponse(
                 status: status, bytes: transfer.bytes, attempts: attempts,
-                finalURL: transfer.finalURL, etag: h["etag"], lastModified: h["last-modified"],
+                etag: h["etag"], lastModified: h["last-modified"],
                 cacheControl: h["cache-control"], expires: h["expires"], date: h["date"],
                 sha256: status == 304 ? "" : transfer.bodyDigest()))
         case CURLE_ABORTED_BY_CALLBACK:

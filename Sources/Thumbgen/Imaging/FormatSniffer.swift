@@ -51,15 +51,7 @@ enum FormatSniffer {
         guard file >= 0 else { return nil }
         defer { close(file) }
         var bytes = [UInt8](repeating: 0, count: headerLength)
-        var filled = 0
-        while filled < headerLength {
-            let got = bytes.withUnsafeMutableBytes {
-                read(file, $0.baseAddress.map { $0 + filled }, headerLength - filled)
-            }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
-            filled += got
-        }
+        let filled = bytes.withUnsafeMutableBytes { DescriptorIO.readFully(file, into: $0) }
         return Array(bytes.prefix(filled))
     }
 }

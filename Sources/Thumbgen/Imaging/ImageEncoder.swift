@@ -1,4 +1,3 @@
-import CVips
 import Foundation
 
 /// Encodes an image into a file format's bytes, in memory, with all metadata stripped.
@@ -22,37 +21,26 @@ struct ImageEncoder: Sendable {
     func encode(_ image: VipsImageRef, as format: OutputFormat, quality: Int?,
                 options: EncodingOptions, watch: StageWatch) throws(ImagingError) -> Data
     {
-        let q = Int32(quality ?? Self.defaultQuality(for: format))
+        let q = quality ?? Self.defaultQuality(for: format)
         // The copy is this encode's own: the kill stops exactly this evaluation, even when
         // `image` is a decoded image other rows read too.
         let image = try image.withoutMetadata()
         watch.enter("encode", evaluating: image)
-        var buffer: UnsafeMutableRawPointer?
-        var length = 0
-        let status: Int32
-        let pointer = image.pointer
-        switch format {
-        case .jpeg:
-            status = tg_jpegsave_buffer(pointer, &buffer, &length, q, options.jpegProgressive ? 1 : 0)
-        case .png:
-            status = tg_pngsave_buffer(pointer, &buffer, &length, 6, options.pngPalette ? 1 : 0, q)
-        case .webp:
-            status = tg_webpsave_buffer(pointer, &buffer, &length, q, Int32(options.webpEffort))
-        case .avif:
-            status = tg_avifsave_buffer(pointer, &buffer, &length, q, Int32(options.avifEffort))
-        case .jxl:
-            status = tg_jxlsave_buffer(pointer, &buffer, &length, q, Int32(options.jxlEffort))
-        case .gif:
-            status = tg_gifsave_buffer(pointer, &buffer, &length, Int32(options.gifEffort))
-        case .tiff:
-            status = tg_tiffsave_buffer(pointer, &buffer, &length)
-        }
-        guard status == 0, let buffer else {
-            if let buffer { g_free(buffer) }
-            let message = VipsErrorBuffer.take()
-            throw .libvips(operation: "\(format.rawValue)save", message: message)
-        }
-        let data = Data(bytesNoCopy: buffer, count: length, deallocator: .custom { p, _ in g_free(p) })
+        let data = try image.saved(with: Self.saver(for: format, quality: q, options: options),
+                                   operation: "\(format.rawValue)save")
         return format == .webp ? WebPMetadata.stripped(data) : data
+    }
+
+    /// The saver and settings that write `format` (PNG at zlib level 6, libvips' default).
+    private static func saver(for format: OutputFormat, quality: Int, options: EncodingOptions) -> VipsSaver {
+        switch format {
+        case .jpeg: return .jpeg(quality: quality, progressive: options.jpegProgressive)
+        case .png: return .png(compression: 6, palette: options.pngPalette, quality: quality)
+        case .webp: return .webp(quality: quality, effort: options.webpEffort)
+        case .avif: return .avif(quality: quality, effort: options.avifEffort)
+        case .jxl: return .jxl(quality: quality, effort: options.jxlEffort)
+        case .gif: return .gif(effort: options.gifEffort)
+        case .tiff: return .tiff
+        }
     }
 }

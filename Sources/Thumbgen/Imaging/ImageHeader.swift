@@ -8,8 +8,6 @@ public struct ImageHeader: Sendable, Equatable {
     public var orientation: Int
     /// Frames (pages) in the file: more than one for an animation or a multi-page TIFF.
     public var frames = 1
-    /// Whether the pixels are one grey band (plus alpha), as opposed to colour.
-    public var isGrey = false
     /// Whether the pixels are sRGB or grey already, so need no colour conversion (not CMYK,
     /// Lab, scRGB, ...).
     public var isSRGBOrGrey = true

@@ -168,8 +168,6 @@ struct SourceDecoder: Sendable {
             orientedHeight: swapped ? image.width : image.height,
             orientation: orientation,
             frames: max(1, image.pageCount),
-            isGrey: interpretation == VIPS_INTERPRETATION_B_W
-                || interpretation == VIPS_INTERPRETATION_GREY16,
             isSRGBOrGrey: interpretation == VIPS_INTERPRETATION_sRGB
                 || interpretation == VIPS_INTERPRETATION_B_W,
             isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,

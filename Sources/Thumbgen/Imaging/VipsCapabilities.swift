@@ -103,11 +103,9 @@ public struct VipsCapabilities: Sendable, Equatable {
                 // Every GObject class struct begins with its parents' structs, as C's casts assume.
                 let operation = item.load(as: VipsOperationClass.self)
                 let type = item.load(as: GTypeClass.self).g_type
-                let parent = g_type_parent(type)
-                let family = parent == g_type_from_name("VipsForeignLoad") ? type : parent
                 let loader = LoaderClass(
                     nickname: operation.parent_class.nickname.map { String(cString: $0) } ?? "",
-                    family: String(cString: g_type_name(family)),
+                    family: VipsRuntime.loaderFamily(of: type),
                     blocked: operation.flags.rawValue & VIPS_OPERATION_BLOCKED.rawValue != 0)
                 list.assumingMemoryBound(to: [LoaderClass].self).pointee.append(loader)
                 return nil

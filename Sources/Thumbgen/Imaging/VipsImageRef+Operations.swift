@@ -38,7 +38,7 @@ extension VipsImageRef {
 
     /// Converts band values to `format`, clipping values out of its range.
     func cast(_ format: VipsBandFormat) throws(ImagingError) -> VipsImageRef {
-        try Self.make("cast") { tg_cast_shift(pointer, $0, format) }
+        try Self.make("cast") { tg_cast_unshifted(pointer, $0, format) }
     }
 
     /// Cuts out a rectangle.

@@ -3,9 +3,11 @@ import CVips
 /// Owns one reference to a libvips image and releases it when the Swift object goes away.
 ///
 /// libvips images are immutable once built and safe to read from several threads, which is
-/// why this type may cross threads. Every operation returns a new owner; the C pointer never
-/// leaves this file and `VipsImageRef+Operations.swift`.
+/// why this type may cross threads. Every operation returns a new owner; in the library the C
+/// pointer never leaves this file, `VipsImageRef+Operations.swift` and `VipsImageRef+Saving.swift`.
 final class VipsImageRef: @unchecked Sendable {
+    /// The image. Internal rather than private to the wrapper files only because tests set
+    /// metadata on fixtures through it (`LosslessMetadataTests`).
     let pointer: UnsafeMutablePointer<VipsImage>
 
     /// Takes ownership of a reference the caller already holds.

@@ -75,7 +75,12 @@ public enum VipsRuntime {
     /// `VipsForeignLoadSvg`): unblocking it unblocks them all.
     private static func loaderFamily(_ nickname: String) -> String? {
         let type = vips_type_find("VipsForeignLoad", nickname)
-        guard type != 0 else { return nil }
+        return type == 0 ? nil : loaderFamily(of: type)
+    }
+
+    /// The family of the loader class `type`: its parent class, or the class itself when it
+    /// derives from `VipsForeignLoad` directly (a loader with one variant only).
+    static func loaderFamily(of type: GType) -> String {
         let parent = g_type_parent(type)
         let parentName = String(cString: g_type_name(parent))
         return parentName == "VipsForeignLoad" ? String(cString: g_type_name(type)) : parentName

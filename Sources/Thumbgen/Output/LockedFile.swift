@@ -104,15 +104,7 @@ final class LockedFile: Sendable {
 
     /// Writes all of `bytes`; false on an error.
     func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        var offset = 0
-        while offset < bytes.count {
-            let n = Foundation.write(descriptor, base + offset, bytes.count - offset)
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
+        DescriptorIO.writeAll(descriptor, bytes)
     }
 
     /// Whether what was written reached the file system, as far as `close` would say (NFS

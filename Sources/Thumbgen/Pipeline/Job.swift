@@ -58,9 +58,7 @@ final class Job: Sendable {
 
     /// Records how long a stage took.
     func record(_ stage: WritableKeyPath<RowResult.StageTimes, Double?>, since start: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - start
-        let ms = Double(elapsed.components.seconds) * 1000
-            + Double(elapsed.components.attoseconds) / 1e15
+        let ms = (ContinuousClock.now - start).inMilliseconds
         state.withLock { $0.times[keyPath: stage] = (ms * 10).rounded() / 10 }
     }
 

@@ -60,9 +60,7 @@ public final class EventLog: Sendable {
     }
 
     private var elapsed: String {
-        let time = ContinuousClock.now - started
-        let seconds = Double(time.components.seconds) + Double(time.components.attoseconds) / 1e18
-        return String(format: "%.3f", seconds)
+        String(format: "%.3f", (ContinuousClock.now - started).inSeconds)
     }
 
     private func write(_ line: String) {

@@ -1,0 +1,53 @@
+import CVips
+import Foundation
+
+/// The libvips savers thumbgen writes with, and what each is told (the shims in `CVips`
+/// strip all metadata and fix every other setting).
+enum VipsSaver: Sendable, Equatable {
+    /// Optimised Huffman tables; `progressive` interlaces.
+    case jpeg(quality: Int, progressive: Bool)
+    /// zlib `compression` 0–9; `palette` quantises to at most 256 colours, steered by `quality`.
+    case png(compression: Int, palette: Bool, quality: Int)
+    /// Lossy WebP; an image with a `page-height` is saved as an animation.
+    case webp(quality: Int, effort: Int)
+    /// HEIF with AV1 compression.
+    case avif(quality: Int, effort: Int)
+    /// JPEG XL.
+    case jxl(quality: Int, effort: Int)
+    /// GIF; an image with a `page-height` is saved as an animation.
+    case gif(effort: Int)
+    /// Deflate with a horizontal predictor (lossless).
+    case tiff
+}
+
+extension VipsImageRef {
+    /// Evaluates the image and encodes it in memory with `saver`; a failure is reported under
+    /// `operation`. The bytes stay in libvips' buffer, freed with the `Data`.
+    func saved(with saver: VipsSaver, operation: String) throws(ImagingError) -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32
+        switch saver {
+        case .jpeg(let quality, let progressive):
+            status = tg_jpegsave_buffer(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0)
+        case .png(let compression, let palette, let quality):
+            status = tg_pngsave_buffer(pointer, &buffer, &length, Int32(compression), palette ? 1 : 0,
+                                       Int32(quality))
+        case .webp(let quality, let effort):
+            status = tg_webpsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort))
+        case .avif(let quality, let effort):
+            status = tg_avifsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort))
+        case .jxl(let quality, let effort):
+            status = tg_jxlsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort))
+        case .gif(let effort):
+            status = tg_gifsave_buffer(pointer, &buffer, &length, Int32(effort))
+        case .tiff:
+            status = tg_tiffsave_buffer(pointer, &buffer, &length)
+        }
+        guard status == 0, let buffer else {
+            if let buffer { g_free(buffer) }
+            throw .libvips(operation: operation, message: VipsErrorBuffer.take())
+        }
+        return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { p, _ in g_free(p) })
+    }
+}
