@@ -50,7 +50,7 @@ struct ManifestRunner {
             default: throw fail(error.description, ExitStatus.unusable)
             }
         }
-        let outputs = try RunOutputs(self, outputDirectory: configuration.outputDirectory, started: started)
+        let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started)
         let recorder = outputs.recorder
         if !jsonLines && manifest != "-" { countRows(into: outputs.progress) }
         var configuration = configuration
@@ -74,7 +74,7 @@ struct ManifestRunner {
         var manifestError: ManifestError?
         do {
             try stop.whileRegistered({ [pipeline] in pipeline.cancel() }) { () throws(ManifestError) in
-                try ManifestRun.run(reader, parser: parser, pipeline: pipeline,
+                try ManifestFeed.run(reader, parser: parser, pipeline: pipeline,
                                     willRun: recorder.expect(line:))
             }
         } catch {

@@ -33,8 +33,9 @@ struct CacheConcurrencyTests {
 
     @Test("A run killed with SIGKILL mid-way, then run again, leaves the same outputs as an uninterrupted run")
     func killedAndRerun() async throws {
-        // Long enough (one image at a time) that the kill lands mid-way even on a busy machine.
-        let (space, rows) = try Self.workspace(rows: 200)
+        // Long enough (one image at a time) that the kill lands mid-way even on a busy machine:
+        // 200 rows took half a second, which a loaded machine could miss.
+        let (space, rows) = try Self.workspace(rows: 800)
         let expected = try await Self.reference(space, rows)
         let manifest = try space.folder.write(Self.manifest(rows), to: "manifest.csv")
         let arguments = [manifest.path, "--out", space.out.path, "--jobs", "1"]

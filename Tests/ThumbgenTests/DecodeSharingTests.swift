@@ -90,13 +90,13 @@ struct DecodeSharingTests {
         #expect(results[0].error?.code == .sourceNotFound && results[2].error?.code == .sourceNotFound)
     }
 
-    @Test("ManifestRun feeds a manifest through the pipeline, bad rows rejected")
+    @Test("ManifestFeed feeds a manifest through the pipeline, bad rows rejected")
     func manifestRun() throws {
         let h = try Harness()
         _ = try h.source("a.png")
         let manifest = try h.folder.write("src,width,fit\na.png,100,\na.png,50,squash\na.png,60,\n", to: "m.csv")
         let reader = try ManifestReader(path: manifest.path)
-        try ManifestRun.run(reader, parser: RowParser(baseDirectory: reader.baseDirectory), pipeline: h.pipeline)
+        try ManifestFeed.run(reader, parser: RowParser(baseDirectory: reader.baseDirectory), pipeline: h.pipeline)
         let results = h.results
         #expect(results.map(\.row) == [2, 3, 4])
         #expect(results.map(\.status) == [.written, .failed, .written])

@@ -93,11 +93,18 @@ struct StageTimeoutTests {
         let space = try Workspace()
         try await Self.write(Self.noise(width: 2000, height: 1500), "noise.png", in: space)
         let manifest = try space.folder.write(CSV.manifest(["src", "out"], [["noise.png", "noise.avif"]]), to: "m.csv")
+        let events = space.folder.file("events.jsonl")
         let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report", space.reportURL.path,
-                                    "--avif-effort", "9", "--timeout", "600", "--no-cache"])
+                                    "--events", events.path, "--avif-effort", "9", "--timeout", "600", "--no-cache"])
         try runner.start()
-        // The PNG decodes in well under a second; from then on libaom holds the thread.
-        try await Task.sleep(for: .seconds(3))
+        // Once the row's source is loaded, the PNG decodes in well under a second; from then on
+        // libaom holds the thread (for minutes).
+        let deadline = ContinuousClock.now + .seconds(60)
+        while runner.isRunning, ContinuousClock.now < deadline,
+              !((try? String(contentsOf: events, encoding: .utf8)) ?? "").contains("loaded") {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .seconds(2))
         #expect(runner.isRunning, "the encode ended before the signal")
         runner.send(SIGTERM)
         // Far less than the encode's minutes, far more than the second the run allows itself.

@@ -22,7 +22,7 @@ public final class HTTPFetcher: Sendable {
     }
 
     /// A download in progress; `cancel()` aborts it (the completion then gets `.cancelled`).
-    public final class Download: Sendable {
+    public final class Fetch: Sendable {
         fileprivate let state = Mutex<(transfer: CurlTransfer?, cancelled: Bool)>((nil, false))
         fileprivate let loop: TransferLoop
 
@@ -50,16 +50,16 @@ public final class HTTPFetcher: Sendable {
     public func fetch(_ url: URL, to path: String, priority: Int = 0, order: Int = 0,
                       headers: [String] = [],
                       completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void)
-        -> Download
+        -> Fetch
     {
-        let download = Download(loop: loop)
+        let download = Fetch(loop: loop)
         attempt(1, url: url, path: path, rank: (priority, order), headers: headers,
                 download: download, completion: completion)
         return download
     }
 
     private func attempt(_ number: Int, url: URL, path: String, rank: (priority: Int, order: Int),
-                         headers: [String], download: Download,
+                         headers: [String], download: Fetch,
                          completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) {
         guard let file = DownloadFile(path: path) else {
             let reason = String(cString: strerror(errno))

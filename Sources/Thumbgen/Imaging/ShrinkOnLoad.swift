@@ -29,16 +29,17 @@ enum ShrinkOnLoad {
         return requiredScale <= thumbnailScale
     }
 
-    /// What the loader `loader` does for `requiredScale`: two scales with the same value decode
-    /// to the same pixels. Rows share a decode only when their values agree, so that a row's
-    /// bytes never depend on which other rows happened to share its source's decode (the
-    /// cache keys outputs by source and recipe alone).
-    static func loadKey(loader: String, requiredScale: Double, heifThumbnailScale: Double? = nil) -> Double {
+    /// The fraction of its full size at which `loader` decodes a source that must reach
+    /// `requiredScale`: two rows with the same value decode to the same pixels. Rows share a
+    /// decode only when their values agree, so that a row's bytes never depend on which other
+    /// rows happened to share its source's decode (the cache keys outputs by source and recipe
+    /// alone).
+    static func loadedScale(loader: String, requiredScale: Double, heifThumbnailScale: Double? = nil) -> Double {
         switch loader {
         case "heifload":
             return heifUsesThumbnail(requiredScale: requiredScale, thumbnailScale: heifThumbnailScale)
                 ? heifThumbnailScale ?? 1 : 1
-        case "jpegload": return Double(jpegFactor(requiredScale: requiredScale))
+        case "jpegload": return 1 / Double(jpegFactor(requiredScale: requiredScale))
         case "webpload": return webpScale(requiredScale: requiredScale)
         default: return 1
         }

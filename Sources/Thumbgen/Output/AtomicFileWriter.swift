@@ -75,11 +75,16 @@ public struct AtomicFileWriter: Sendable {
     /// `sha256`: a cached output that is already in place is not written again.
     public func holds(_ relativePath: String, sha256: String, size: Int) throws(Failure) -> Bool {
         let (folder, fileName) = try resolve(relativePath)
-        let target = folder + "/" + fileName
+        return Self.fileHolds(folder + "/" + fileName, sha256: sha256, size: size)
+    }
+
+    /// Whether `path` is a regular file of `size` bytes whose SHA-256 is `sha256` (the size
+    /// first: a different size costs no read).
+    static func fileHolds(_ path: String, sha256: String, size: Int) -> Bool {
         var info = stat()
-        guard stat(target, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
               Int(info.st_size) == size else { return false }
-        return ContentDigest.ofFile(at: target) == sha256
+        return ContentDigest.ofFile(at: path) == sha256
     }
 
     /// The real folder an output goes in (made if missing, confined to the root, cleared of a

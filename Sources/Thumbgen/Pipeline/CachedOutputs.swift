@@ -7,7 +7,7 @@ import Synchronization
 struct CachedOutputs: Sendable {
     let cache: ThumbnailCache
     let delivery: OutputDelivery
-    let reporting: CacheReporting
+    let mode: RunMode
     /// `--offline`: stored sources are used however old.
     let offline: Bool
     /// How strictly sources are decoded (part of the output key).
@@ -25,14 +25,14 @@ struct CachedOutputs: Sendable {
             guard let known = cache.files.knownDigest(of: path) else { return completion(nil) }
             (digest, origin) = (known, .local)
         case .remote(let url):
-            let plan = RemoteSourceCache(cache: cache, maxAge: request.maxAge, offline: offline)
+            let plan = URLCachePolicy(cache: cache, maxAge: request.maxAge, offline: offline)
                 .plan(for: url.absoluteString)
             guard case .useStored(let record) = plan else { return completion(nil) }
             (digest, origin) = (record.digest, .stored)
         }
         let key = OutputKey.make(sourceDigest: digest, request: request, strictness: strictness)
         guard let record = cache.output(key) else { return completion(nil) }
-        let (reporting, cache) = (reporting, cache)
+        let (mode, cache) = (mode, cache)
         delivery.deliver(record, for: request, rendered: false,
                          bytes: { cache.outputData(record, key: key) }) { delivery in
             var result: RowResult
@@ -42,7 +42,7 @@ struct CachedOutputs: Sendable {
                 result = .failed(row: request.row, id: request.id, src: request.sourceText, failure)
             case .bytesMissing: return completion(nil)
             }
-            reporting.annotate(&result, origin: origin, digest: digest, fromCache: true)
+            mode.annotate(&result, origin: origin, digest: digest, fromCache: true)
             completion(result)
         }
     }
@@ -85,7 +85,7 @@ struct CachedOutputs: Sendable {
     /// Checks a stored source blob before it is decoded; when it is damaged, drops it and
     /// fetches the source again (returning the new bytes). Nil when the blob is sound.
     func checkStoredSource(_ digest: String, download: DownloadOperation?,
-                           cancellation: Cancellation?) -> Result<Downloaded?, FetchFailure>
+                           cancellation: Cancellation?) -> Result<FetchedSource?, FetchFailure>
     {
         if cache.blobs.verifyFile(digest) { return .success(nil) }
         guard let download else {

@@ -68,7 +68,7 @@ public final class DryRun: RowSink, Sendable {
         case .remote(let url):
             result.plan = .fetch
             if let cache {
-                switch RemoteSourceCache(cache: cache, maxAge: request.maxAge, offline: offline)
+                switch URLCachePolicy(cache: cache, maxAge: request.maxAge, offline: offline)
                     .plan(for: url.absoluteString) {
                 case .useStored(let record):
                     digest = record.digest
@@ -97,18 +97,11 @@ public final class DryRun: RowSink, Sendable {
         case .success(let path):
             result.out = path
             if let outputDirectory,
-               Self.holds(outputDirectory.appendingPathComponent(path).path, record) {
+               AtomicFileWriter.fileHolds(outputDirectory.appendingPathComponent(path).path,
+                                          sha256: record.sha256, size: record.bytes) {
                 result.plan = .keep
             }
         }
         return result
-    }
-
-    /// Whether the file at `path` already holds the output `record` describes.
-    private static func holds(_ path: String, _ record: OutputRecord) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              Int(info.st_size) == record.bytes else { return false }
-        return ContentDigest.ofFile(at: path) == record.sha256
     }
 }

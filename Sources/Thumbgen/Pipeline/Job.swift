@@ -5,8 +5,8 @@ import Synchronization
 final class Job: Sendable {
     /// What the row asks for.
     let request: ThumbnailRequest
-    /// What the result reports of the cache.
-    let reporting: CacheReporting
+    /// The kind of run, which decides what the result reports of the cache.
+    let mode: RunMode
     private let state = Mutex(State())
     private let onFinish: @Sendable (Job, RowResult) -> Void
     private let onEvent: (@Sendable (PipelineEvent) -> Void)?
@@ -23,11 +23,11 @@ final class Job: Sendable {
     }
 
     /// A job for `request`; `onFinish` receives its result once, whatever happens.
-    init(request: ThumbnailRequest, reporting: CacheReporting = .none,
+    init(request: ThumbnailRequest, mode: RunMode = .none,
          onEvent: (@Sendable (PipelineEvent) -> Void)? = nil,
          onFinish: @escaping @Sendable (Job, RowResult) -> Void) {
         self.request = request
-        self.reporting = reporting
+        self.mode = mode
         self.onEvent = onEvent
         self.onFinish = onFinish
     }
@@ -78,7 +78,7 @@ final class Job: Sendable {
             if state.times != RowResult.StageTimes() { result.ms = state.times }
             result.http = result.http ?? state.http
             result.source = result.source ?? state.source
-            reporting.annotate(&result, origin: state.origin, digest: state.sourceDigest,
+            mode.annotate(&result, origin: state.origin, digest: state.sourceDigest,
                                fromCache: state.outputFromCache)
             state.result = result
             return result
@@ -113,33 +113,5 @@ final class Job: Sendable {
     /// finishes.) Work already running is stopped by the run's `Cancellation`.
     func cancel() {
         fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
-    }
-}
-
-/// Which cache fields a run's results carry: none without a cache, `cache` and
-/// `source_sha256` with one, and `warm` as well for `thumbgen warm`.
-enum CacheReporting: Sendable {
-    case none, cache, warm
-
-    /// Fills in the cache fields of `result` from what the row's stages recorded.
-    func annotate(_ result: inout RowResult, origin: SourceOrigin?, digest: String?, fromCache: Bool) {
-        guard self != .none else { return }
-        result.sourceSHA256 = result.sourceSHA256 ?? digest
-        let succeeded = result.status == .written || result.status == .unchanged
-        if succeeded {
-            result.cache = !fromCache ? .miss : origin == .revalidated ? .revalidated : .hit
-        }
-        guard self == .warm, result.status != .cancelled else { return }
-        if !succeeded {
-            result.warm = .failed
-        } else if !fromCache {
-            result.warm = .rendered
-        } else {
-            switch origin {
-            case .fetched: result.warm = .fetched
-            case .revalidated: result.warm = .revalidated
-            default: result.warm = .fresh
-            }
-        }
     }
 }

@@ -24,12 +24,12 @@ public final class Pipeline: Sendable {
     public let configuration: PipelineConfiguration
     private let delivery: OutputDelivery
     private let cached: CachedOutputs?
-    private let reporting: CacheReporting
+    private let mode: RunMode
     private let decodeQueue = OperationQueue()
     private let renderQueue = OperationQueue()
     private let writeQueue = OperationQueue()
     private let downloadQueue = OperationQueue()
-    private let downloads: DownloadSupport
+    private let downloads: DownloadWorkspace
     private let gate: AdmissionGate
     private let registry: SourceRegistry
     /// Stops the work in flight (evaluations, hashing, fetches) when the run is cancelled.
@@ -65,12 +65,12 @@ public final class Pipeline: Sendable {
         var delivery = OutputDelivery(
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
-        let reporting: CacheReporting = configuration.cache == nil ? .none
+        let mode: RunMode = configuration.cache == nil ? .none
             : configuration.outputDirectory == nil ? .warm : .cache
         self.delivery = delivery
-        self.reporting = reporting
+        self.mode = mode
         cached = configuration.cache.map {
-            CachedOutputs(cache: $0, delivery: delivery, reporting: reporting, offline: configuration.offline,
+            CachedOutputs(cache: $0, delivery: delivery, mode: mode, offline: configuration.offline,
                           strictness: configuration.limits.strictness)
         }
         // A slow row holds up at most 64 windows' worth of finished rows in the report.
@@ -87,7 +87,7 @@ public final class Pipeline: Sendable {
         // The transfer loop runs `concurrentTransfers` at a time and keeps the rest waiting in
         // priority order; the queue only hands work over, so it may run well ahead.
         downloadQueue.maxConcurrentOperationCount = configuration.downloadLookahead
-        downloads = DownloadSupport(policy: configuration.fetch, cache: configuration.cache,
+        downloads = DownloadWorkspace(policy: configuration.fetch, cache: configuration.cache,
                                     offline: configuration.offline)
     }
 
@@ -146,7 +146,7 @@ public final class Pipeline: Sendable {
     /// Makes an admitted row's job and operations, sharing its source's task when one is open.
     private func enqueue(_ request: ThumbnailRequest) {
         if case .remote = request.source { widenForDownloads() }
-        let job = Job(request: request, reporting: reporting, onEvent: configuration.onEvent) {
+        let job = Job(request: request, mode: mode, onEvent: configuration.onEvent) {
             [weak self] job, result in
             guard let self else { return }
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }

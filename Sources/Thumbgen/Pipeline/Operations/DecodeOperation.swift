@@ -133,7 +133,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     /// size) reads the opened image itself; the others load again with their own settings.
     /// Throws only what ends every job: a source that cannot be opened, or a timeout.
     private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
-                                stamp: FileIndex.Stamp?, keepAlive: DownloadedFile?,
+                                stamp: FileIndex.Stamp?, keepAlive: TemporaryDownload?,
                                 watch: StageWatch) throws(ImagingError) {
         let opened = try decoder.open(path: path)
         watch.enter("decode")
@@ -163,7 +163,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                           source: header.format).canAnimate
         }
         let groups = Dictionary(grouping: accepted) {
-            DecodeKey(scale: ShrinkOnLoad.loadKey(loader: header.loader, requiredScale: scale($0),
+            DecodeKey(scale: ShrinkOnLoad.loadedScale(loader: header.loader, requiredScale: scale($0),
                                                   heifThumbnailScale: opened.heifThumbnailScale),
                       allFrames: allFrames($0))
         }
@@ -208,7 +208,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     }
 
     private func decode(_ opened: SourceDecoder.OpenedSource, for jobs: [Job], scale: Double,
-                        allFrames: Bool, digest: String?, keepAlive: DownloadedFile?,
+                        allFrames: Bool, digest: String?, keepAlive: TemporaryDownload?,
                         watch: StageWatch) -> Result<DecodedImage, ThumbnailFailure>
     {
         do {
@@ -239,7 +239,7 @@ struct SourceBytes {
     /// Whether the bytes are known to match `digest`.
     var verified: Bool
     /// A temporary download to keep until the pixels are read.
-    var file: DownloadedFile?
+    var file: TemporaryDownload?
     /// A local file's stamp when it was hashed: its outputs are cached under `digest` only if
     /// the file still has it once they are made.
     var stamp: FileIndex.Stamp?

@@ -8,8 +8,8 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
     private let fetcher: @Sendable () -> HTTPFetcher
     private let folder: URL
-    private let caching: RemoteSourceCache?
-    private let state = Mutex<(outcome: Result<Downloaded, FetchFailure>?, download: HTTPFetcher.Download?,
+    private let caching: URLCachePolicy?
+    private let state = Mutex<(outcome: Result<FetchedSource, FetchFailure>?, download: HTTPFetcher.Fetch?,
                                started: ContinuousClock.Instant?)>((nil, nil, nil))
     /// Whether any job still needs the source; checked before the transfer starts.
     var isWanted: @Sendable () -> Bool = { true }
@@ -17,13 +17,13 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     var order = 0
 
     /// The source's bytes, or why there are none; nil before the operation has run.
-    var result: Result<Downloaded, FetchFailure>? { state.withLock { $0.outcome } }
+    var result: Result<FetchedSource, FetchFailure>? { state.withLock { $0.outcome } }
     /// When the operation began.
     var started: ContinuousClock.Instant? { state.withLock { $0.started } }
 
     /// Fetches `url` into `folder` (the cache's temporary folder when `caching` is set, so that
     /// a body moves into the store by rename).
-    init(url: URL, into folder: URL, caching: RemoteSourceCache?,
+    init(url: URL, into folder: URL, caching: URLCachePolicy?,
          fetcher: @escaping @Sendable () -> HTTPFetcher) {
         self.url = url
         self.folder = folder
@@ -51,9 +51,9 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     /// Fetches the body in full and waits for it: for a stored body found damaged when the
     /// decode checked it. Blocks the calling thread (a rare path) until the transfer ends, or
     /// `cancellation` aborts it.
-    func fetchAgain(cancellation: Cancellation?) -> Result<Downloaded, FetchFailure> {
+    func fetchAgain(cancellation: Cancellation?) -> Result<FetchedSource, FetchFailure> {
         let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Downloaded, FetchFailure>?>(nil)
+        let outcome = Mutex<Result<FetchedSource, FetchFailure>?>(nil)
         start(conditionalOn: nil, headers: []) { result in
             outcome.withLock { $0 = result }
             done.signal()
@@ -71,14 +71,14 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         state.withLock { $0.download }?.cancel()
     }
 
-    private func complete(_ outcome: Result<Downloaded, FetchFailure>) {
+    private func complete(_ outcome: Result<FetchedSource, FetchFailure>) {
         state.withLock { $0.outcome = outcome }
         finish()
     }
 
     private func start(conditionalOn record: URLRecord?, headers: [String],
-                       completion: @escaping @Sendable (Result<Downloaded, FetchFailure>) -> Void) {
-        let file = DownloadedFile(path: folder.appendingPathComponent(TemporaryName.make(for: "download")).path)
+                       completion: @escaping @Sendable (Result<FetchedSource, FetchFailure>) -> Void) {
+        let file = TemporaryDownload(path: folder.appendingPathComponent(TemporaryName.make(for: "download")).path)
         let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
                                        order: order, headers: headers) { [self] result in
             // On failure `file` goes away here, and with it any partial body.
@@ -88,29 +88,29 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     }
 
     /// Turns a successful response into the bytes to decode, storing them when allowed.
-    private func accept(_ response: FetchResponse, file: DownloadedFile,
-                        conditionalOn record: URLRecord?) -> Downloaded {
+    private func accept(_ response: FetchResponse, file: TemporaryDownload,
+                        conditionalOn record: URLRecord?) -> FetchedSource {
         if response.status == 304, let record, let caching {
             let updated = caching.revalidated(record, response: response)
             return stored(updated, origin: .revalidated, response: response)
         }
         if let caching, let blob = caching.fetched(url.absoluteString, file: file.path, response: response) {
-            return Downloaded(path: blob, digest: response.sha256, origin: .fetched, verified: true,
+            return FetchedSource(path: blob, digest: response.sha256, origin: .fetched, verified: true,
                               file: nil, response: response)
         }
-        return Downloaded(path: file.path, digest: response.sha256, origin: .fetched, verified: true,
+        return FetchedSource(path: file.path, digest: response.sha256, origin: .fetched, verified: true,
                           file: file, response: response)
     }
 
-    private func stored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> Downloaded {
+    private func stored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> FetchedSource {
         let path = caching?.cache.blobs.path(record.digest) ?? ""
-        return Downloaded(path: path, digest: record.digest, origin: origin, verified: false,
+        return FetchedSource(path: path, digest: record.digest, origin: origin, verified: false,
                           file: nil, response: response)
     }
 }
 
 /// A remote source's bytes on disk, and how they were got.
-struct Downloaded: Sendable {
+struct FetchedSource: Sendable {
     /// The file to decode: a blob in the cache, or a temporary file.
     var path: String
     /// The SHA-256 of the bytes.
@@ -121,13 +121,13 @@ struct Downloaded: Sendable {
     /// when it must be decoded).
     var verified: Bool
     /// The temporary file, deleted when the last image reading it is gone; nil for a blob.
-    var file: DownloadedFile?
+    var file: TemporaryDownload?
     /// Status, bytes, attempts and headers; nil when no request was made.
     var response: FetchResponse?
 }
 
 /// A downloaded source's temporary file, deleted when the last image reading it is gone.
-final class DownloadedFile: Sendable {
+final class TemporaryDownload: Sendable {
     let path: String
 
     init(path: String) {

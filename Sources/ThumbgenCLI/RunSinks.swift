@@ -5,7 +5,7 @@ import Thumbgen
 /// Everything a run tells people and scripts besides the outputs: failed rows and the
 /// summary on standard error, the progress line, the `--report`, `--html` and `--events`
 /// files. Opened before any row runs, so that an unwritable file stops the run at once.
-final class RunOutputs: Sendable {
+final class RunSinks: Sendable {
     let recorder: RunRecorder
     let progress: ProgressDisplay
     let events: EventLog?

@@ -7,7 +7,7 @@ import Foundation
 /// freshness lifetime whatever the headers say (`no-store` included: the row asked for it); `0`
 /// goes by `Cache-Control` then `Expires`, else revalidates every run; `< 0` neither reads nor
 /// stores the source (its outputs are still cached by the digest of what was fetched).
-struct RemoteSourceCache: Sendable {
+struct URLCachePolicy: Sendable {
     let cache: ThumbnailCache
     /// The row's `max_age`.
     let maxAge: Int

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Feeds a manifest to a pipeline (or a dry run): every record becomes a job or a failed row.
-public enum ManifestRun {
+public enum ManifestFeed {
     /// Reads `reader` to the end (or until the pipeline is cancelled), submitting each valid
     /// row and rejecting each bad one, then waits for every row to finish. `willRun` hears
     /// each record's line, in manifest order, before its row starts. A manifest-wide error is

@@ -9,7 +9,7 @@ import Synchronization
 /// with whole source files in it; so every run starts by removing the download folders of runs
 /// that are gone, and the cache's other stray temporaries: nothing else would before
 /// `cache prune`, and nothing at all in the system's temporary folder (`--no-cache`).
-final class DownloadSupport: Sendable {
+final class DownloadWorkspace: Sendable {
     private let policy: FetchPolicy
     private let cache: ThumbnailCache?
     private let offline: Bool
@@ -52,7 +52,7 @@ final class DownloadSupport: Sendable {
     /// row with `maxAge` allows.
     func operation(_ url: URL, maxAge: Int) -> DownloadOperation {
         let (fetcher, folder) = parts()
-        let caching = cache.map { RemoteSourceCache(cache: $0, maxAge: maxAge, offline: offline) }
+        let caching = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge, offline: offline) }
         return DownloadOperation(url: url, into: folder, caching: caching, fetcher: { fetcher })
     }
 

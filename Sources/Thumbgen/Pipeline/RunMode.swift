@@ -1,0 +1,28 @@
+/// What kind of run this is, as far as its results tell: without a cache (`none`), a render
+/// with one (`cache`: results carry `cache` and `source_sha256`), or `thumbgen warm` (`warm`:
+/// `warm` as well).
+enum RunMode: Sendable {
+    case none, cache, warm
+
+    /// Fills in the cache fields of `result` from what the row's stages recorded.
+    func annotate(_ result: inout RowResult, origin: SourceOrigin?, digest: String?, fromCache: Bool) {
+        guard self != .none else { return }
+        result.sourceSHA256 = result.sourceSHA256 ?? digest
+        let succeeded = result.status == .written || result.status == .unchanged
+        if succeeded {
+            result.cache = !fromCache ? .miss : origin == .revalidated ? .revalidated : .hit
+        }
+        guard self == .warm, result.status != .cancelled else { return }
+        if !succeeded {
+            result.warm = .failed
+        } else if !fromCache {
+            result.warm = .rendered
+        } else {
+            switch origin {
+            case .fetched: result.warm = .fetched
+            case .revalidated: result.warm = .revalidated
+            default: result.warm = .fresh
+            }
+        }
+    }
+}
