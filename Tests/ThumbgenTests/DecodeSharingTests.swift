@@ -90,6 +90,28 @@ struct DecodeSharingTests {
         #expect(results[0].error?.code == .sourceNotFound && results[2].error?.code == .sourceNotFound)
     }
 
+    @Test("JPEG rows that shrink on load differently decode apart, and each row's bytes are its own")
+    func differentShrinkOnLoad() throws {
+        // 100 px wide decodes at 1/8 of 1600; 1200 px at full size: sharing one decode would
+        // change the small row's pixels with its neighbours.
+        func run(_ widths: [Int]) throws -> (Data, Int) {
+            let h = try Harness()
+            // Noise: flat colours come out alike whatever the decode scale; detail does not.
+            let jpeg = try StageTimeoutTests.noise(width: 1600, height: 1200).encoded(as: .jpeg)
+            let source = Thumbgen.SourceLocation.file(try h.folder.write(jpeg, to: "a.jpg").path)
+            for (index, width) in widths.enumerated() {
+                h.pipeline.submit(h.request(index + 2, source, width: width, out: "w\(width).jpg"))
+            }
+            h.pipeline.waitUntilFinished()
+            #expect(h.results.allSatisfy { $0.status == .written }, "\(h.results)")
+            return (try Data(contentsOf: h.folder.file("out/w100.jpg")), h.pipeline.decodeCount)
+        }
+        let (alone, aloneDecodes) = try run([100])
+        let (beside, besideDecodes) = try run([100, 1200])
+        #expect(aloneDecodes == 1 && besideDecodes == 1, "one decode task per source")
+        #expect(alone == beside, "the 100 px row's bytes changed with the row beside it")
+    }
+
     @Test("ManifestFeed feeds a manifest through the pipeline, bad rows rejected")
     func manifestRun() throws {
         let h = try Harness()
