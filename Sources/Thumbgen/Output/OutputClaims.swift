@@ -76,10 +76,12 @@ final class OutputClaims: Sendable {
         Self.resume(woken)
     }
 
-    /// Notes that `row` has ended (whatever its result): rows waiting on it may go on.
+    /// Notes that `row` has ended (whatever its result): rows waiting on it may go on, and a
+    /// request of its own still waiting is dropped (a cancelled row writes nothing).
     func settle(row: Int) {
         let woken = state.withLock { state -> [(Parked, Decision)] in
             guard state.pending.removeValue(forKey: row) != nil else { return [] }
+            state.parked.removeAll { $0.row == row }
             return Self.wake(&state)
         }
         Self.resume(woken)

@@ -57,7 +57,8 @@ struct CachedOutputs: Sendable {
         let inline = Mutex((returned: false, missing: false))
         let cache = cache
         delivery.deliver(record, for: job.request, rendered: false,
-                         bytes: { cache.outputData(record, key: key) }) { delivery in
+                         bytes: { cache.outputData(record, key: key) },
+                         isWanted: { !job.isFinished }) { delivery in
             if case .bytesMissing = delivery {
                 let handled = inline.withLock { state -> Bool in
                     if !state.returned { state.missing = true }

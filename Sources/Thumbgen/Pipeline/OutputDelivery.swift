@@ -38,9 +38,12 @@ struct OutputDelivery: Sendable {
     /// encoded bytes only if the file must be written. `rendered` says whether the output was
     /// made in this run (a cache-only run reports it `written` into the cache). `completion`
     /// hears how it went: at once, or from another thread once the path's claim is decided
-    /// (`OutputClaims`: an earlier row may still be about to take the same path).
+    /// (`OutputClaims`: an earlier row may still be about to take the same path). `isWanted`
+    /// is asked right before a file is written: a row that ended meanwhile (cancelled) writes
+    /// nothing.
     func deliver(_ record: OutputRecord, for request: ThumbnailRequest, rendered: Bool,
                  bytes: @escaping @Sendable () -> Data?,
+                 isWanted: @escaping @Sendable () -> Bool = { true },
                  completion: @escaping @Sendable (Delivery) -> Void) {
         var result = RowResult(
             row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
@@ -60,6 +63,9 @@ struct OutputDelivery: Sendable {
         result.out = path
         let found = result
         let write: @Sendable () -> Void = {
+            guard isWanted() else {
+                return completion(.failed(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled")))
+            }
             completion(Self.write(found, record: record, to: path, with: writer, bytes: bytes))
         }
         guard let claims else { return write() }

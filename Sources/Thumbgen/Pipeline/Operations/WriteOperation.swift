@@ -40,7 +40,8 @@ final class WriteOperation: Operation, @unchecked Sendable {
         // The job may end later, on another thread, when an earlier row could still take the
         // same path (OutputClaims); this operation does not wait for it.
         let job = job
-        delivery.deliver(record, for: job.request, rendered: true, bytes: { encoded.data }) { delivery in
+        delivery.deliver(record, for: job.request, rendered: true, bytes: { encoded.data },
+                         isWanted: { !job.isFinished }) { delivery in
             switch delivery {
             case .done(let result):
                 job.record(\.write, since: start)
