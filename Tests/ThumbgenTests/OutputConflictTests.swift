@@ -73,4 +73,22 @@ struct OutputConflictTests {
             #expect(try Self.sha256(space.output("x.png")) == run.report?.row(2)?.sha256)
         }
     }
+
+    @Test("A cached row that must wait for an earlier row's path is served, not cancelled")
+    func cachedRowWaitsForItsPath() async throws {
+        let space = try Workspace()
+        let source = try space.fixture(RawImage.quadrants(width: 80, height: 60), "photo.png")
+        let first = try await space.run(manifest: CSV.manifest(["src", "size"], [["photo.png", "40"]]))
+        #expect(first.status == 0, "\(first.result.stderr)")
+        // Same bytes, new stamp: the digest is known only once the decode has hashed the file,
+        // and there row 3's cached output asks for a path row 2 (same name, not yet rendered)
+        // could still take.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-30)],
+                                              ofItemAtPath: source.path)
+        let second = try await space.run(manifest: CSV.manifest(["src", "size"], [["photo.png", "60"], ["photo.png", "40"]]))
+        #expect(second.status == 0, "\(second.result.stderr)")
+        #expect(second.report?.row(2)?.status == "written")
+        #expect(second.report?.row(3)?.status == "unchanged", "\(String(describing: second.report?.row(3)))")
+        #expect(second.report?.row(3)?.cache == "hit")
+    }
 }

@@ -31,7 +31,12 @@ final class ByteChunks {
             if stop != nil || onWait != nil {
                 if stop?.isCancelled == true { return nil }
                 var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                if poll(&poller, 1, waited ? 100 : 0) == 0 {
+                let ready = poll(&poller, 1, waited ? 100 : 0)
+                // A signal interrupts poll (never restarted): look at `stop` again rather than
+                // fall into a read that would block for ever on a silent pipe.
+                if ready < 0 && errno == EINTR { continue }
+                guard ready >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                if ready == 0 {
                     // Again after every wait: rows admitted meanwhile (a cache check answers
                     // from another thread) are started too.
                     onWait?()

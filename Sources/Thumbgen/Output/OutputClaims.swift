@@ -42,11 +42,19 @@ final class OutputClaims: Sendable {
 
     private struct State {
         var pending: [Int: OutputPathPattern] = [:]
+        /// Patterns of rows that have a decision but have not ended: put back if the row's
+        /// write fails, so that later rows wait for the path the row may still take.
+        var decided: [Int: OutputPathPattern] = [:]
         var owners: [Int: Owner] = [:]
         var parked: [Parked] = []
     }
 
     private let state = Mutex(State())
+    /// Resumes run here, one at a time: a resume writes a file, and many woken at once must not
+    /// flood the global pool with blocking writes.
+    private let resumes = DispatchQueue(label: "thumbgen.output-claims")
+    /// Entered for each resume handed to `resumes`, so that a run waits for their writes.
+    private let resuming = DispatchGroup()
 
     /// An empty set of claims.
     init() {}
@@ -73,26 +81,48 @@ final class OutputClaims: Sendable {
             return (decision, Self.wake(&state))
         }
         if let decision { resume(decision) }
-        Self.resume(woken)
+        self.resume(woken)
     }
 
     /// Notes that `row` has ended (whatever its result): rows waiting on it may go on, and a
     /// request of its own still waiting is dropped (a cancelled row writes nothing).
     func settle(row: Int) {
         let woken = state.withLock { state -> [(Parked, Decision)] in
-            guard state.pending.removeValue(forKey: row) != nil else { return [] }
             state.parked.removeAll { $0.row == row }
+            state.decided[row] = nil
+            guard state.pending.removeValue(forKey: row) != nil else { return [] }
             return Self.wake(&state)
         }
-        Self.resume(woken)
+        resume(woken)
+    }
+
+    /// Gives back `path`, which `row` was told to write but did not (the write failed, or the
+    /// cached bytes were missing and the row is rendered instead): later rows no longer see it
+    /// taken, and wait again for whatever path the row takes next.
+    func release(row: Int, path: String) {
+        let key = Self.key(Self.normalized(path))
+        let woken = state.withLock { state -> [(Parked, Decision)] in
+            if state.owners[key]?.row == row { state.owners[key] = nil }
+            if let pattern = state.decided.removeValue(forKey: row) { state.pending[row] = pattern }
+            return Self.wake(&state)
+        }
+        resume(woken)
+    }
+
+    /// Waits until every resume handed on so far has run (their writes are done).
+    func waitForResumes() {
+        resuming.wait()
     }
 
     /// The decision for `request`, taking the path when it is the row's; nil while an earlier
     /// pending row could still take it.
     private static func decide(_ request: Parked, in state: inout State) -> Decision? {
         let decision = undecided(request, in: &state)
-        // Decided, the row can no longer take another path: rows behind it need not wait.
-        if decision != nil { state.pending[request.row] = nil }
+        // Decided, the row takes no other path (unless its write fails: `release`): rows
+        // behind it need not wait.
+        if decision != nil, let pattern = state.pending.removeValue(forKey: request.row) {
+            state.decided[request.row] = pattern
+        }
         return decision
     }
 
@@ -127,9 +157,13 @@ final class OutputClaims: Sendable {
 
     /// Resumes woken requests off the caller's thread: a resume writes a file and ends a row,
     /// which may wake more rows in turn.
-    private static func resume(_ woken: [(Parked, Decision)]) {
+    private func resume(_ woken: [(Parked, Decision)]) {
         for (parked, decision) in woken {
-            DispatchQueue.global().async { parked.resume(decision) }
+            resuming.enter()
+            resumes.async { [resuming] in
+                parked.resume(decision)
+                resuming.leave()
+            }
         }
     }
 

@@ -12,6 +12,8 @@ struct OutputPathPattern: Sendable {
         case word
         /// Eight lowercase hex digits (`{hash8}`).
         case hash
+        /// Any path at all.
+        case anything
     }
 
     /// The pieces, in order; consecutive text is merged.
@@ -47,17 +49,15 @@ struct OutputPathPattern: Sendable {
         }
         text += rest
         if !text.isEmpty { pieces.append(.text(text)) }
-        // A path with `//` or `./` is normalized before it is claimed; so is its pattern.
-        if pieces.contains(where: { if case .text(let t) = $0 { t.contains("/.") || t.contains("//") || t.hasPrefix("./") } else { false } }) {
-            pieces = pieces.map { piece in
-                guard case .text(let t) = piece else { return piece }
-                return .text(t.replacingOccurrences(of: "//", with: "/").replacingOccurrences(of: "/./", with: "/"))
-            }
-            if case .text(let t)? = pieces.first, t.hasPrefix("./") { pieces[0] = .text(String(t.dropFirst(2))) }
-        }
         guard !pieces.isEmpty else { return nil }
-        self.pieces = pieces
-        if case .text(let t)? = pieces.first { prefix = Array(t.utf8) } else { prefix = [] }
+        // A path with `//` or `./` is normalized before it is claimed, which a pattern cannot
+        // follow piece by piece: such a rare template matches every path, so later rows wait
+        // for it rather than risk taking its path.
+        let needsNormalizing = pieces.contains {
+            if case .text(let t) = $0 { t.contains("//") || t.contains("/./") || t.hasPrefix("./") } else { false }
+        }
+        self.pieces = needsNormalizing ? [.anything] : pieces
+        if !needsNormalizing, case .text(let t)? = pieces.first { prefix = Array(t.utf8) } else { prefix = [] }
     }
 
     /// Whether the pattern can render to the path whose UTF-8 bytes are `path` (normalized).
@@ -70,6 +70,8 @@ struct OutputPathPattern: Sendable {
         guard let first = pieces.first else { return bytes.isEmpty }
         let rest = pieces.dropFirst()
         switch first {
+        case .anything:
+            return true
         case .text(let text):
             let utf8 = Array(text.utf8)
             guard bytes.starts(with: utf8) else { return false }

@@ -11,7 +11,7 @@ import Foundation
 final class AdmissionGate: @unchecked Sendable {
     private let condition = NSCondition()
     private var room: Int
-    private let span: Int
+    private var span: Int
     /// Admitted rows, in the order admitted (the manifest's); the head is unfinished.
     private var admitted: [Int] = []
     private var head = 0
@@ -59,6 +59,7 @@ final class AdmissionGate: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         room += extra
+        span = max(span, room)
         condition.broadcast()
     }
 

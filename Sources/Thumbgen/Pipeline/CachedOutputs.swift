@@ -77,10 +77,12 @@ struct CachedOutputs: Sendable {
                                           + "was damaged and has been dropped; the next run renders it"))
             }
         }
-        return !inline.withLock { state -> Bool in
+        let served = !inline.withLock { state -> Bool in
             state.returned = true
             return state.missing
         }
+        if served { job.handOverToCache() }
+        return served
     }
 
     /// Checks a stored source blob before it is decoded; when it is damaged, drops it and

@@ -19,6 +19,7 @@ final class Job: Sendable {
         var sourceDigest: String?
         var origin: SourceOrigin?
         var outputFromCache = false
+        var handedToCache = false
         var source: RowResult.SourceInfo?
     }
 
@@ -45,6 +46,15 @@ final class Job: Sendable {
             $0.sourceDigest = digest
         }
     }
+
+    /// Notes that the cache serves this job (perhaps later, once its output path is settled):
+    /// its render and write must not run.
+    func handOverToCache() {
+        state.withLock { $0.handedToCache = true }
+    }
+
+    /// Whether the cache serves this job (`handOverToCache`).
+    var isHandedToCache: Bool { state.withLock { $0.handedToCache } }
 
     /// Records that the output was served from the cache rather than rendered.
     func recordOutputFromCache() {

@@ -62,17 +62,20 @@ struct OutputDelivery: Sendable {
         }
         result.out = path
         let found = result
-        let write: @Sendable () -> Void = {
+        let write: @Sendable () -> Delivery = {
             guard isWanted() else {
-                return completion(.failed(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled")))
+                return .failed(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
             }
-            completion(Self.write(found, record: record, to: path, with: writer, bytes: bytes))
+            return Self.write(found, record: record, to: path, with: writer, bytes: bytes)
         }
-        guard let claims else { return write() }
+        guard let claims else { return completion(write()) }
         claims.claim(row: request.row, path: path, sha256: record.sha256) { decision in
             switch decision {
             case .write:
-                write()
+                let delivery = write()
+                // Nothing was written: the path is not the row's after all.
+                if case .done = delivery {} else { claims.release(row: request.row, path: path) }
+                completion(delivery)
             case .identical:
                 completion(.done(found))
             case .conflict(let other):

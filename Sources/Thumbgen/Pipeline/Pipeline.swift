@@ -228,6 +228,9 @@ public final class Pipeline: Sendable {
         checking.wait()
         flush()
         rows.wait()
+        // Writes resumed by output claims (a row that waited for its path) are done by now
+        // unless the row ended first; they are short, and a run ends after them.
+        delivery.claims?.waitForResumes()
         let queues = [downloadQueue, decodeQueue, renderQueue, writeQueue]
         let patience = ContinuousClock.now + .seconds(1)
         while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,

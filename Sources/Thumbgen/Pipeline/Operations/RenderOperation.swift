@@ -33,7 +33,8 @@ final class RenderOperation: Operation, @unchecked Sendable {
 
     override func main() {
         defer { VipsRuntime.releaseThreadResources() }
-        guard !job.isFinished else { return }
+        // A job the cache serves may still be waiting for its path: it is not rendered.
+        guard !job.isFinished, !job.isHandedToCache else { return }
         if let started = decode.started { job.record(\.decode, since: started) }
         let request = job.request
         switch decode.result(for: job) {

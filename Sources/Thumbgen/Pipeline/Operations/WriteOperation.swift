@@ -25,7 +25,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
     }
 
     override func main() {
-        guard !job.isFinished else { return }
+        guard !job.isFinished, !job.isHandedToCache else { return }
         guard let encoded = render.encoded else {
             // Every render ends its row or leaves an output; this keeps "every row ends" true
             // whatever a future render path forgets.
