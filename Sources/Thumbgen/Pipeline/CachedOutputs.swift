@@ -16,8 +16,10 @@ struct CachedOutputs: Sendable {
     /// Serves a row whose source is known without reading or fetching it (a local file with
     /// an unchanged stamp, a fresh URL) and whose output is cached. `completion` hears the
     /// row's result, or nil when the row needs the pipeline; at once, or from another thread
-    /// when an earlier row may still take the same output path (`OutputClaims`).
-    func serve(_ request: ThumbnailRequest, completion: @escaping @Sendable (RowResult?) -> Void) {
+    /// when an earlier row may still take the same output path (`OutputClaims`). A row still
+    /// waiting when `isCancelled` turns true ends `cancelled` and copies nothing.
+    func serve(_ request: ThumbnailRequest, isCancelled: @escaping @Sendable () -> Bool = { false },
+               completion: @escaping @Sendable (RowResult?) -> Void) {
         let digest: String
         let origin: SourceOrigin
         switch request.source {
@@ -34,12 +36,14 @@ struct CachedOutputs: Sendable {
         guard let record = cache.output(key) else { return completion(nil) }
         let (mode, cache) = (mode, cache)
         delivery.deliver(record, for: request, rendered: false,
-                         bytes: { cache.outputData(record, key: key) }) { delivery in
+                         bytes: { cache.outputData(record, key: key) },
+                         isWanted: { !isCancelled() }) { delivery in
             var result: RowResult
             switch delivery {
             case .done(let done): result = done
             case .failed(let failure):
                 result = .failed(row: request.row, id: request.id, src: request.sourceText, failure)
+                if failure.code == .cancelled { result.status = .cancelled }
             case .bytesMissing: return completion(nil)
             }
             mode.annotate(&result, origin: origin, digest: digest, fromCache: true)

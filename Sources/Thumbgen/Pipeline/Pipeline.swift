@@ -118,7 +118,7 @@ public final class Pipeline: Sendable {
             // settled; a miss then hands its operations over itself, since the reader may have
             // stopped flushing by then.
             let answered = Mutex(false)
-            cached.serve(request) { [self] result in
+            cached.serve(request, isCancelled: { [weak self] in self?.isCancelled ?? true }) { [self] result in
                 if let result { return deliver(result) }
                 // Enqueued under the lock, so that an answer racing this thread's return is
                 // either in the batch before the reader's last flush or flushed here.
