@@ -50,11 +50,17 @@ final class RenderOperation: Operation, @unchecked Sendable {
             // Everything from here to the encoded bytes is one stage under `--timeout`; a
             // stage that ignores the deadline still ends its row on time (StageWatch).
             do {
-                let data = try StageWatch.run(
+                let made = try StageWatch.run(
                     "render", seconds: decode.decoder.limits.seconds, cancellation: decode.cancellation,
                     onOverrun: { [job] error in job.fail(.imaging(error, src: request.sourceText, stage: .encodeFailed)) }
-                ) { watch throws(ImagingError) -> (Data, Int, Int) in
+                ) { watch throws(ImagingError) -> Made in
                     try renderAndEncode(decoded, format: format, watch: watch)
+                }
+                guard case .output(let data, let width, let height) = made else {
+                    if case .brokenSource(let error) = made {
+                        job.fail(.imaging(error, src: request.sourceText, stage: .decodeFailed))
+                    }
+                    return
                 }
                 // A local file rewritten since it was hashed may have given other pixels:
                 // they must not be cached (nor reported) under the old digest.
@@ -62,33 +68,44 @@ final class RenderOperation: Operation, @unchecked Sendable {
                     return job.fail(ThumbnailFailure(.sourceUnreadable, "\(request.sourceText): the file "
                                                      + "changed while it was being read; run again"))
                 }
-                finish(data.0, width: data.1, height: data.2, format: format, decoded: decoded)
+                finish(data, width: width, height: height, format: format, decoded: decoded)
             } catch {
                 job.fail(failure(after: error, decoded: decoded))
             }
         }
     }
 
+    /// What the render stage made.
+    private enum Made {
+        /// The encoded output and its size.
+        case output(Data, width: Int, height: Int)
+        /// A source that was to pass through does not decode cleanly: already known to be the
+        /// source's fault, so it is not read a second time to find out (`failure(after:)`).
+        case brokenSource(ImagingError)
+    }
+
     /// The output's bytes and size: the source's own bytes when it passes through, else a
     /// render and an encode.
     private func renderAndEncode(_ decoded: DecodedImage, format: OutputFormat, watch: StageWatch)
-        throws(ImagingError) -> (Data, Int, Int)
+        throws(ImagingError) -> Made
     {
         let request = job.request
         if PassThrough.applies(decoded.header, spec: request.spec, format: format),
            let path = decoded.path {
             // The bytes go out as they are, so they must decode cleanly first.
             if !decoded.isInMemory, let error = decode.decoder.decodeError(path: path, watch: watch) {
-                throw error
+                // Past the deadline, the read failed because it was stopped.
+                if watch.isPastDeadline { throw error }
+                return .brokenSource(error)
             }
             if let data = PassThrough.bytes(of: path, format: format) {
-                return (data, decoded.header.orientedWidth, decoded.header.orientedHeight)
+                return .output(data, width: decoded.header.orientedWidth, height: decoded.header.orientedHeight)
             }
         }
         let image = try renderer.render(decoded, spec: request.spec, format: format, watch: watch)
         let data = try encoder.encode(image, as: format, quality: request.spec.quality,
                                       options: request.spec.encoding, watch: watch)
-        return (data, image.width, image.pageHeight)
+        return .output(data, width: image.width, height: image.pageHeight)
     }
 
     private func finish(_ data: Data, width: Int, height: Int, format: OutputFormat,
