@@ -10,7 +10,7 @@ struct CacheMaintenanceTests {
     /// `cache stats --json` as its documented keys name it.
     struct StatsJSON: Decodable {
         struct Kinds: Decodable, Equatable {
-            var blobs: Int, outputs: Int, urls: Int, files: Int
+            var blobs: Int, outputs: Int, urls: Int, files: Int, recipes: Int
             var total: Int?
         }
         struct Run: Decodable {
@@ -92,12 +92,13 @@ struct CacheMaintenanceTests {
     func stats() async throws {
         let (space, report) = try await Self.filledWorkspace()
         let first = try await Self.stats(space)
-        #expect(first.entries == .init(blobs: 3, outputs: 3, urls: 0, files: 2))
+        #expect(first.entries == .init(blobs: 3, outputs: 3, urls: 0, files: 2, recipes: 2))
         let files = CacheFiles(root: space.cache)
-        let bytes = try ["blobs", "outputs", "urls", "files"].map { kind in
+        let bytes = try ["blobs", "outputs", "urls", "files", "recipes"].map { kind in
             try files.entries(kind).reduce(0) { $0 + (try Self.size($1)) }
         }
-        #expect([first.bytes.blobs, first.bytes.outputs, first.bytes.urls, first.bytes.files] == bytes)
+        #expect([first.bytes.blobs, first.bytes.outputs, first.bytes.urls, first.bytes.files,
+                 first.bytes.recipes] == bytes)
         #expect(first.bytes.total == bytes.reduce(0, +))
         #expect(Set(report.rows.compactMap(\.sha256)).count == first.entries.blobs)
         #expect(first.oldest_use != nil && first.newest_use != nil)
@@ -132,7 +133,7 @@ struct CacheMaintenanceTests {
 
         let result = try await Self.cache(space, ["prune", "--max-age", "30d"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("pruned 4 entries (1 blobs, 2 outputs, 0 urls, 1 files)"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("pruned 4 entries (1 blobs, 2 outputs, 0 urls, 1 files, 0 recipes)"), "\(result.stdout)")
         #expect(!Self.exists(units[0].record) && !Self.exists(units[0].blob))
         #expect(!Self.exists(units[1].record) && Self.exists(units[1].blob) && Self.exists(twin))
         #expect(Self.exists(units[2].record) && Self.exists(units[2].blob))
@@ -161,13 +162,13 @@ struct CacheMaintenanceTests {
 
         let result = try await Self.cache(space, ["prune", "--max-size", String(limit)])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("pruned 4 entries (2 blobs, 2 outputs, 0 urls, 0 files)"), "\(result.stdout)")
+        #expect(result.stdout.hasPrefix("pruned 4 entries (2 blobs, 2 outputs, 0 urls, 0 files, 0 recipes)"), "\(result.stdout)")
         for unit in units.prefix(2) { #expect(!Self.exists(unit.record) && !Self.exists(unit.blob)) }
         #expect(Self.exists(units[2].record) && Self.exists(units[2].blob))
         let after = try await Self.stats(space)
         #expect(try #require(after.bytes.total) <= limit)
         #expect(after.bytes.total == total - sizes[0] - sizes[1])
-        #expect(after.entries == .init(blobs: 1, outputs: 1, urls: 0, files: 2))
+        #expect(after.entries == .init(blobs: 1, outputs: 1, urls: 0, files: 2, recipes: 2))
 
         let roomy = try await Self.cache(space, ["prune", "--max-size", "1M"])
         #expect(roomy.stdout.hasPrefix("pruned 0 entries"), "\(roomy.stdout)")
@@ -185,8 +186,8 @@ struct CacheMaintenanceTests {
 
         let result = try await Self.cache(space, ["verify"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == "checked 8 entries (3 blobs, 3 outputs, 0 urls, 2 files); "
-                + "removed 4 (1 blobs, 2 outputs, 0 urls, 1 files)\n")
+        #expect(result.stdout == "checked 10 entries (3 blobs, 3 outputs, 0 urls, 2 files, 2 recipes); "
+                + "removed 4 (1 blobs, 2 outputs, 0 urls, 1 files, 0 recipes)\n")
         #expect(!Self.exists(units[0].blob) && !Self.exists(units[0].record))
         #expect(!Self.exists(units[1].record) && Self.exists(units[1].blob))
         #expect(Self.exists(units[2].record) && Self.exists(units[2].blob))
@@ -194,7 +195,7 @@ struct CacheMaintenanceTests {
         #expect(!Self.exists(fileRecord) && Self.exists(otherFileRecord))
 
         let clean = try await Self.cache(space, ["verify"])
-        #expect(clean.stdout.hasSuffix("removed 0 (0 blobs, 0 outputs, 0 urls, 0 files)\n"), "\(clean.stdout)")
+        #expect(clean.stdout.hasSuffix("removed 0 (0 blobs, 0 outputs, 0 urls, 0 files, 0 recipes)\n"), "\(clean.stdout)")
         try FileManager.default.removeItem(at: space.out)
         let again = try await space.run(manifest: Self.manifest)
         #expect(again.report?.rows.map(\.cache) == ["miss", "miss", "hit"])
@@ -215,15 +216,15 @@ struct CacheMaintenanceTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: space.cache.path) == ["v1"])
         #expect(TemporaryDirectory.files(under: space.cache).isEmpty)
         let folders = try FileManager.default.contentsOfDirectory(atPath: space.cache.path + "/v1").sorted()
-        #expect(folders == ["blobs", "files", "outputs", "runs", "tmp", "urls"])
+        #expect(folders == ["blobs", "files", "outputs", "recipes", "runs", "tmp", "urls"])
         let empty = try await Self.stats(space)
-        #expect(empty.entries == .init(blobs: 0, outputs: 0, urls: 0, files: 0) && empty.runs.isEmpty)
+        #expect(empty.entries == .init(blobs: 0, outputs: 0, urls: 0, files: 0, recipes: 0) && empty.runs.isEmpty)
         #expect(empty.oldest_use == nil)
 
         let again = try await space.run(manifest: Self.manifest)
         #expect(again.status == 0, "\(again.result.stderr)")
         #expect(again.report?.rows.map(\.cache) == ["miss", "miss", "miss"])
-        #expect(try await Self.stats(space).entries == .init(blobs: 3, outputs: 3, urls: 0, files: 2))
+        #expect(try await Self.stats(space).entries == .init(blobs: 3, outputs: 3, urls: 0, files: 2, recipes: 2))
     }
 
     @Test("A bad or missing prune limit exits 2 and says what to type; good ones are accepted",

@@ -51,11 +51,13 @@ struct StageTimeoutTests {
         // Both rows read one in-memory decode; the first writes it unchanged (same size, no
         // crop) as a slow AVIF, so on the old code its kill landed on the shared image.
         // The shared decode takes milliseconds, far inside the limit even on a loaded machine;
-        // AV1 at effort 9 takes tens of seconds on these 0.5 MP.
-        try await Self.write(Self.noise(width: 800, height: 600), "shared.png", in: space)
+        // AV1 at effort 9 takes seconds on these 0.17 MP (6.5 s on an idle core). With one
+        // job, the second row renders once that encode returns: an encode ten times longer
+        // (0.5 MP on a loaded machine) could outlast the test's bound.
+        try await Self.write(Self.noise(width: 480, height: 360), "shared.png", in: space)
         let rows = [["shared.png", "slow.avif", "", "avif"], ["shared.png", "fast.jpg", "64x48", "jpeg"]]
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "size", "format"], rows),
-                                      ["--avif-effort", "9", "--timeout", "3", "--jobs", "1", "--no-cache"],
+                                      ["--avif-effort", "9", "--timeout", "1", "--jobs", "1", "--no-cache"],
                                       timeout: .seconds(90))
         #expect(!run.result.timedOut)
         #expect(run.report?.row(2)?.error?.code == "timeout", "\(run.result.stderr)")

@@ -7,6 +7,7 @@ import Foundation
 ///     ROOT/v1/outputs/ab/…     output records, named by output key
 ///     ROOT/v1/urls/ab/…        URL records (digest, validators, freshness), by SHA-256 of the URL
 ///     ROOT/v1/files/ab/…       local-file stamps (size, mtime, inode → digest), by SHA-256 of the path
+///     ROOT/v1/recipes/ab/…     the output keys recently stored per source, for `explain`
 ///     ROOT/v1/runs/…           one small record per run, for `cache stats`
 ///     ROOT/v1/tmp/             files being written, renamed into place when whole
 ///
@@ -18,7 +19,7 @@ import Foundation
 struct CacheLayout: Sendable {
     /// The kinds of entry, one folder each.
     enum Kind: String, CaseIterable, Sendable {
-        case blobs, outputs, urls, files
+        case blobs, outputs, urls, files, recipes
     }
 
     /// The cache directory as given.
@@ -26,9 +27,9 @@ struct CacheLayout: Sendable {
     /// `ROOT/v1`: the layout version, so that a later layout can live beside this one.
     let base: String
 
-    /// Whether reading an entry may mark it used (false for `--dry-run`, which touches
-    /// nothing).
-    var marksUse = true
+    /// Whether this layout only looks (`--dry-run`, `explain`): reading an entry does not mark
+    /// it used, a damaged entry is reported but not dropped, and nothing is written.
+    var looksOnly = false
 
     init(root: URL) {
         self.root = root
@@ -73,7 +74,7 @@ struct CacheLayout: Sendable {
         }
         guard bytes.count == size else { return nil }
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        if marksUse, let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
+        if !looksOnly, let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
             futimens(fd, nil)
         }
         return (bytes, modified)
@@ -84,6 +85,7 @@ struct CacheLayout: Sendable {
     /// interrupted run removes it.
     @discardableResult
     func write<Bytes: DataProtocol>(_ bytes: Bytes, to path: String) -> Bool {
+        guard !looksOnly else { return false }
         guard let temporary = TemporaryFile(in: temporaryFolder, for: "entry", registry: .shared) else {
             return false
         }
@@ -108,6 +110,7 @@ struct CacheLayout: Sendable {
 
     /// Removes the entry at `path` (a damaged or pruned one).
     func remove(_ path: String) {
+        guard !looksOnly else { return }
         unlink(path)
     }
 }

@@ -9,7 +9,7 @@ extension CacheMaintenance {
         public var temporary = 0
         /// Bytes freed, entries and temporary files together.
         public var freed: Int64 = 0
-        /// Bytes the four kinds of entry hold afterwards.
+        /// Bytes the entries of every kind hold afterwards.
         public var remaining: Int64 = 0
     }
 
@@ -27,9 +27,9 @@ extension CacheMaintenance {
     /// 1970.
     ///
     /// An output record or URL record and its blob are one unit whose last use is the
-    /// record's (a run reads the record every time it uses the blob). Local-file records are
-    /// units of their own (losing one costs a re-hash, nothing more), so that `maxSize` can
-    /// always be met. A blob that a kept record names is kept.
+    /// record's (a run reads the record every time it uses the blob). Local-file records and
+    /// recipe histories are units of their own (losing one costs a re-hash, or `explain` its
+    /// "what changed"), so that `maxSize` can always be met. A blob that a kept record names is kept.
     public func prune(maxSize: Int64?, maxAge: Double?,
                       now: Double = Date().timeIntervalSince1970) -> PruneResult {
         var result = PruneResult()
@@ -43,9 +43,9 @@ extension CacheMaintenance {
         }
         var units: [Unit] = []
         var references: [String: Int] = [:]
-        for kind in [CacheLayout.Kind.outputs, .urls, .files] {
+        for kind in [CacheLayout.Kind.outputs, .urls, .files, .recipes] {
             for entry in layout.entries(kind) {
-                let blob = kind == .files ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
+                let blob = kind == .files || kind == .recipes ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
                 if let blob { references[blob, default: 0] += 1 }
                 units.append(Unit(record: entry, kind: kind, blob: blob))
                 total += entry.size

@@ -5,11 +5,11 @@ import Foundation
 /// the command-line target, so that a program using the library prints the same thing.
 extension CacheMaintenance.Stats: Encodable {
     private enum Key: String, CodingKey {
-        case directory, entries, bytes, runs, blobs, outputs, urls, files, total
+        case directory, entries, bytes, runs, blobs, outputs, urls, files, recipes, total
         case oldestUse = "oldest_use", newestUse = "newest_use"
     }
 
-    /// `directory`, `entries` {blobs, outputs, urls, files}, `bytes` {the same and `total`},
+    /// `directory`, `entries` {blobs, outputs, urls, files, recipes}, `bytes` {the same and `total`},
     /// `oldest_use`, `newest_use` (ISO 8601, null when the cache is empty) and `runs`.
     public func encode(to encoder: any Encoder) throws {
         var top = encoder.container(keyedBy: Key.self)

@@ -24,7 +24,7 @@ extension CacheMaintenance {
             guard let actual = ContentDigest.ofFile(at: blob.path), actual != blob.name else { continue }
             if layout.remove(blob) == .removed { result.removed.blobs += 1 }
         }
-        for kind in [CacheLayout.Kind.outputs, .urls, .files] {
+        for kind in [CacheLayout.Kind.outputs, .urls, .files, .recipes] {
             for entry in layout.entries(kind) {
                 result.checked[kind] += 1
                 guard !isSound(entry, kind: kind) else { continue }
@@ -51,6 +51,9 @@ extension CacheMaintenance {
         case .files:
             guard let file = FileIndex.decode(record) else { return false }
             return FileIndex.name(for: file.path) == entry.name
+        case .recipes:
+            guard let history = RecipeHistory.decode(record) else { return false }
+            return ContentDigest.of(text: history.source) == entry.name
         case .blobs:
             return false
         }

@@ -32,9 +32,11 @@ public struct CacheMaintenance: Sendable {
         public var urls: Number = 0
         /// Local-file records.
         public var files: Number = 0
+        /// Recipe histories (the keys recently stored per source).
+        public var recipes: Number = 0
 
-        /// The sum over the four kinds.
-        public var total: Number { blobs + outputs + urls + files }
+        /// The sum over the kinds.
+        public var total: Number { blobs + outputs + urls + files + recipes }
 
         subscript(kind: CacheLayout.Kind) -> Number {
             get {
@@ -43,6 +45,7 @@ public struct CacheMaintenance: Sendable {
                 case .outputs: outputs
                 case .urls: urls
                 case .files: files
+                case .recipes: recipes
                 }
             }
             set {
@@ -51,6 +54,7 @@ public struct CacheMaintenance: Sendable {
                 case .outputs: outputs = newValue
                 case .urls: urls = newValue
                 case .files: files = newValue
+                case .recipes: recipes = newValue
                 }
             }
         }
@@ -97,12 +101,13 @@ public struct CacheMaintenance: Sendable {
     }
 
     /// The blob a record of `kind` names: `sha256` for an output, `digest` for a URL. A file
-    /// record holds the digest of a local file, which is not in the store: it names none.
+    /// record holds the digest of a local file, which is not in the store, and a recipe history
+    /// holds keys: they name none.
     static func blob(namedBy record: CacheRecord, kind: CacheLayout.Kind) -> String? {
         switch kind {
         case .outputs: return OutputIndex.decode(record)?.sha256
         case .urls: return URLIndex.decode(record)?.digest
-        case .blobs, .files: return nil
+        case .blobs, .files, .recipes: return nil
         }
     }
 }

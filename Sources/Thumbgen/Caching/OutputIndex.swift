@@ -14,15 +14,29 @@ struct OutputRecord: Sendable, Equatable {
 struct OutputIndex: Sendable {
     let layout: CacheLayout
 
+    /// What the index holds under one key.
+    enum Lookup {
+        case found(OutputRecord)
+        case absent
+        /// A record is there but does not decode (dropped, unless the cache only looks).
+        case damaged
+    }
+
     /// The record for `key`, or nil when there is none or it is damaged (then it is removed).
     func record(_ key: String) -> OutputRecord? {
+        if case .found(let record) = lookup(key) { return record }
+        return nil
+    }
+
+    /// What is stored under `key`; a damaged record is removed unless the cache only looks.
+    func lookup(_ key: String) -> Lookup {
         let path = layout.path(.outputs, key)
-        guard let (bytes, _) = layout.read(path) else { return nil }
+        guard let (bytes, _) = layout.read(path) else { return .absent }
         guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else {
             layout.remove(path)
-            return nil
+            return .damaged
         }
-        return record
+        return .found(record)
     }
 
     /// The output record `entry` holds, or nil when a field is missing or malformed.
@@ -49,29 +63,5 @@ struct OutputIndex: Sendable {
     /// Forgets `key` (its blob was found damaged).
     func remove(_ key: String) {
         layout.remove(layout.path(.outputs, key))
-    }
-}
-
-/// The key an output is stored under: a digest over everything that can change its bytes.
-///
-/// That is the source's content (its digest, not its name), the recipe (`ThumbnailSpec`'s
-/// identifier, which carries thumbgen's `recipeVersion`), the `out` extension when the format
-/// is `auto` (it can decide the format), and the libvips version (a new libvips may resample or
-/// encode differently). The priority, `id`, `max_age` and the output's path change nothing in
-/// the bytes and stay out.
-enum OutputKey {
-    /// The key for `request` over a source whose digest is `sourceDigest`, decoded with
-    /// `strictness`. Strictness is in the key because it decides whether a damaged source
-    /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
-    /// work, and serving a stored output costs none.
-    static func make(sourceDigest: String, request: ThumbnailRequest,
-                     strictness: DecodeStrictness) -> String {
-        var text = "thumbgen-output-key 1\nsource " + sourceDigest + "\nspec " + request.spec.identifier
-            + "\ndecode " + strictness.rawValue
-        if case .auto = request.spec.format {
-            text += "\nout-ext " + (request.outTemplate as NSString).pathExtension.lowercased()
-        }
-        text += "\nlibvips " + VipsRuntime.version + "\n"
-        return ContentDigest.of(text: text)
     }
 }

@@ -21,6 +21,7 @@ public final class ThumbnailCache: Sendable {
     let outputs: OutputIndex
     let urls: URLIndex
     let files: FileIndex
+    let recipes: RecipeHistory
 
     /// Opens (creating it if needed) the cache at `directory`; throws when it cannot be made
     /// or written.
@@ -31,11 +32,12 @@ public final class ThumbnailCache: Sendable {
         }
     }
 
-    /// Opens the cache at `directory` for looking only: nothing is created, and reading an
-    /// entry does not mark it used. Nil when there is no cache there.
+    /// Opens the cache at `directory` for looking only: nothing is created or written, reading
+    /// an entry does not mark it used, and a damaged one is not dropped. Nil when there is no
+    /// cache there.
     public convenience init?(lookingAt directory: URL) {
         var layout = CacheLayout(root: directory)
-        layout.marksUse = false
+        layout.looksOnly = true
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.base, isDirectory: &isFolder),
               isFolder.boolValue else { return nil }
@@ -49,6 +51,7 @@ public final class ThumbnailCache: Sendable {
         outputs = OutputIndex(layout: layout)
         urls = URLIndex(layout: layout)
         files = FileIndex(layout: layout)
+        recipes = RecipeHistory(layout: layout)
     }
 
     /// The default cache directory: `$THUMBGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/thumbgen`,
@@ -88,10 +91,12 @@ public final class ThumbnailCache: Sendable {
         return data
     }
 
-    /// Stores a rendered output under `key`: the bytes first, then the record that names
-    /// them, so that a record never points at bytes that are not there.
-    func storeOutput(_ data: Data, record: OutputRecord, key: String) {
+    /// Stores a rendered output of `source` under `key`: the bytes first, then the record that
+    /// names them, so that a record never points at bytes that are not there; then notes the
+    /// key in the source's recipe history.
+    func storeOutput(_ data: Data, record: OutputRecord, key: OutputKey, source: SourceLocation) {
         blobs.put(data, digest: record.sha256)
-        outputs.store(record, key: key)
+        outputs.store(record, key: key.digest)
+        recipes.note(key, for: source)
     }
 }

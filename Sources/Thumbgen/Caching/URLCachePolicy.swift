@@ -1,7 +1,8 @@
 import Foundation
 
-/// How one remote source uses the cache: whether its stored body can be used as it is, must be
-/// revalidated, or fetched; and what to keep of a response.
+/// What one remote source's responses leave in the cache: a body stored with its freshness,
+/// a `304` that renews it, or nothing. Whether a stored body is used, revalidated or fetched
+/// again is the planner's to say (`RowPlanner.sourceStep`).
 ///
 /// The row's `max_age` narrows the HTTP rules (README.md, Manifest and Cache): `> 0` sets the
 /// freshness lifetime whatever the headers say (`no-store` included: the row asked for it); `0`
@@ -11,33 +12,6 @@ struct URLCachePolicy: Sendable {
     let cache: ThumbnailCache
     /// The row's `max_age`.
     let maxAge: Int
-    /// `--offline`: never fetch; a stored body is used however old it is.
-    let offline: Bool
-
-    /// What to do for the source.
-    enum Plan: Equatable {
-        /// The stored body is fresh (or the run is offline): no request.
-        case useStored(URLRecord)
-        /// The stored body is stale: ask the server with these conditional header lines.
-        case revalidate(URLRecord, headers: [String])
-        /// Nothing usable is stored: fetch the body.
-        case fetch
-        /// Offline, and nothing is stored.
-        case unavailable
-    }
-
-    /// Decides what to do for `url` at time `now` (seconds since 1970).
-    func plan(for url: String, now: Double = Date().timeIntervalSince1970) -> Plan {
-        guard maxAge >= 0, let record = cache.urls.record(url), cache.blobs.contains(record.digest) else {
-            return offline ? .unavailable : .fetch
-        }
-        if offline || record.isFresh(maxAge: maxAge, now: now) { return .useStored(record) }
-        guard record.hasValidators else { return .fetch }
-        var headers: [String] = []
-        if let etag = record.etag { headers.append("If-None-Match: \(etag)") }
-        if let lastModified = record.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
-        return .revalidate(record, headers: headers)
-    }
 
     /// Notes a `304` for `record`: the stored body is good for another lifetime, counted from
     /// now with the 304's own freshness headers. Returns the updated record.

@@ -71,11 +71,10 @@ public struct AtomicFileWriter: Sendable {
         return .written
     }
 
-    /// Whether the file at `relativePath` already holds bytes of `size` whose SHA-256 is
-    /// `sha256`: a cached output that is already in place is not written again.
-    public func holds(_ relativePath: String, sha256: String, size: Int) throws(Failure) -> Bool {
-        let (folder, fileName) = try resolve(relativePath)
-        return Self.fileHolds(folder + "/" + fileName, sha256: sha256, size: size)
+    /// Checks that `relativePath` stays under the root when its folders are followed, writing
+    /// nothing: for an output left in place, which must not be reported from outside `--out`.
+    public func confine(_ relativePath: String) throws(Failure) {
+        _ = try resolve(relativePath)
     }
 
     /// Whether `path` is a regular file of `size` bytes whose SHA-256 is `sha256` (the size

@@ -12,16 +12,14 @@ import Synchronization
 final class DownloadWorkspace: Sendable {
     private let policy: FetchPolicy
     private let cache: ThumbnailCache?
-    private let offline: Bool
     /// The fetcher, the folder, and the folder's lock with the path it is registered under.
     private let made = Mutex<(fetcher: HTTPFetcher, folder: URL, lock: (path: String, file: LockedFile)?)?>(nil)
 
     /// Support for a run fetching with `policy` (through `cache` unless nil), which starts by
     /// sweeping the leftovers of runs that are gone.
-    init(policy: FetchPolicy, cache: ThumbnailCache?, offline: Bool) {
+    init(policy: FetchPolicy, cache: ThumbnailCache?) {
         self.policy = policy
         self.cache = cache
-        self.offline = offline
         if let cache { TemporarySweeper.sweep(cache.layout.temporaryFolder) }
         TemporarySweeper.sweep(Self.systemTemporaryFolder, prefix: ".downloads.tg-", ownedOnly: true)
     }
@@ -48,12 +46,14 @@ final class DownloadWorkspace: Sendable {
         withExtendedLifetime(lock?.file) {}
     }
 
-    /// A download operation for `url` into the run's temporary folder, using the cache as a
-    /// row with `maxAge` allows.
-    func operation(_ url: URL, maxAge: Int) -> DownloadOperation {
+    /// A download operation getting `url` by `step` into the run's temporary folder, storing
+    /// what a row with `maxAge` allows; `replan` as `DownloadOperation` takes it.
+    func operation(_ url: URL, maxAge: Int, step: RowPlan.SourceStep,
+                   replan: @escaping @Sendable () -> RowPlan.SourceStep?) -> DownloadOperation {
         let (fetcher, folder) = parts()
-        let caching = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge, offline: offline) }
-        return DownloadOperation(url: url, into: folder, caching: caching, fetcher: { fetcher })
+        let storing = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge) }
+        return DownloadOperation(url: url, step: step, replan: replan, into: folder, storing: storing,
+                                 fetcher: { fetcher })
     }
 
     private func parts() -> (HTTPFetcher, URL) {

@@ -7,11 +7,12 @@ final class Job: Sendable {
     let request: ThumbnailRequest
     /// The kind of run, which decides what the result reports of the cache.
     let mode: RunMode
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let onFinish: @Sendable (Job, RowResult) -> Void
     private let onEvent: (@Sendable (PipelineEvent) -> Void)?
 
     private struct State {
+        var plan: RowPlan
         var result: RowResult?
         var operations: [Operation] = []
         var times = RowResult.StageTimes()
@@ -23,14 +24,25 @@ final class Job: Sendable {
         var source: RowResult.SourceInfo?
     }
 
-    /// A job for `request`; `onFinish` receives its result once, whatever happens.
-    init(request: ThumbnailRequest, mode: RunMode = .none,
+    /// A job for `request`, carrying out `plan`; `onFinish` receives its result once, whatever
+    /// happens.
+    init(request: ThumbnailRequest, plan: RowPlan, mode: RunMode = .none,
          onEvent: (@Sendable (PipelineEvent) -> Void)? = nil,
          onFinish: @escaping @Sendable (Job, RowResult) -> Void) {
         self.request = request
+        state = Mutex(State(plan: plan))
         self.mode = mode
         self.onEvent = onEvent
         self.onFinish = onFinish
+    }
+
+    /// The row's plan: the planner's first, or the one it made once the source's digest was
+    /// known.
+    var plan: RowPlan { state.withLock { $0.plan } }
+
+    /// Takes the plan the planner made once the source's digest was known.
+    func replan(_ plan: RowPlan) {
+        state.withLock { $0.plan = plan }
     }
 
     /// Records what the source is, once its header is read, and reports the load.

@@ -1,23 +1,14 @@
 import Foundation
 
-/// Puts one output in place under `--out`, freshly rendered or from the cache: names it (its
-/// `out` template filled in), leaves it alone when the file already holds the same bytes, and
-/// otherwise writes it atomically. Without a writer (`thumbgen warm`) nothing is written.
+/// Puts one output in place under `--out`, freshly rendered or from the cache, as its plan
+/// says: names it (its `out` template filled in), takes its path (`OutputClaims`), and writes
+/// it atomically, or leaves in place a file the plan found holding it. Without a writer
+/// (`thumbgen warm`) nothing is written.
 struct OutputDelivery: Sendable {
     /// Writes under `--out`; nil for a cache-only run.
     let writer: AtomicFileWriter?
-    /// Who has which path in this run; nil when nothing is written (or for the dry run).
+    /// Who has which path in this run; nil when nothing is written.
     var claims: OutputClaims?
-
-    /// How a delivery ended.
-    enum Delivery {
-        /// The row's result (written or unchanged).
-        case done(RowResult)
-        /// The path or the write failed.
-        case failed(ThumbnailFailure)
-        /// The bytes were needed but could not be had (a cached blob found damaged).
-        case bytesMissing
-    }
 
     /// The path under `--out` of the output `record` describes, for `request`: its `out`
     /// template filled in.
@@ -34,39 +25,36 @@ struct OutputDelivery: Sendable {
         }
     }
 
-    /// Delivers the output described by `record` for `request`; `bytes` is asked for the
-    /// encoded bytes only if the file must be written. `rendered` says whether the output was
-    /// made in this run (a cache-only run reports it `written` into the cache). `completion`
-    /// hears how it went: at once, or from another thread once the path's claim is decided
-    /// (`OutputClaims`: an earlier row may still be about to take the same path). `isWanted`
-    /// is asked right before a file is written: a row that ended meanwhile (cancelled) writes
-    /// nothing.
-    func deliver(_ record: OutputRecord, for request: ThumbnailRequest, rendered: Bool,
-                 bytes: @escaping @Sendable () -> Data?,
+    /// Delivers the output described by `record` for `request`: writes `bytes`, or, when they
+    /// are nil, leaves the file the plan found holding them (`keep`). `rendered` says whether
+    /// the output was made in this run (a cache-only run reports it `written` into the cache).
+    /// `completion` hears the row's result or failure: at once, or from another thread once
+    /// the path's claim is decided (`OutputClaims`: an earlier row may still be about to take
+    /// the same path). `isWanted` is asked right before a file is written: a row that ended
+    /// meanwhile (cancelled) writes nothing.
+    func deliver(_ record: OutputRecord, for request: ThumbnailRequest, bytes: Data?, rendered: Bool,
                  isWanted: @escaping @Sendable () -> Bool = { true },
-                 completion: @escaping @Sendable (Delivery) -> Void) {
+                 completion: @escaping @Sendable (Result<RowResult, ThumbnailFailure>) -> Void) {
         var result = RowResult(
             row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
             width: record.width, height: record.height, bytes: record.bytes,
             sha256: record.sha256, format: record.format)
         guard let writer else {
-            // A cache-only run checks a cached output's bytes, so that it repairs damage.
-            if !rendered && bytes() == nil { return completion(.bytesMissing) }
             result.status = rendered ? .written : .unchanged
-            return completion(.done(result))
+            return completion(.success(result))
         }
         let path: String
         switch Self.path(of: record, for: request) {
         case .success(let found): path = found
-        case .failure(let failure): return completion(.failed(failure))
+        case .failure(let failure): return completion(.failure(failure))
         }
         result.out = path
         let found = result
-        let write: @Sendable () -> Delivery = {
+        let write: @Sendable () -> Result<RowResult, ThumbnailFailure> = {
             guard isWanted() else {
-                return .failed(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
+                return .failure(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
             }
-            return Self.write(found, record: record, to: path, with: writer, bytes: bytes)
+            return Self.write(found, bytes: bytes, to: path, with: writer)
         }
         guard let claims else { return completion(write()) }
         claims.claim(row: request.row, path: path, sha256: record.sha256) { decision in
@@ -74,32 +62,33 @@ struct OutputDelivery: Sendable {
             case .write:
                 let delivery = write()
                 // Nothing was written: the path is not the row's after all.
-                if case .done = delivery {} else { claims.release(row: request.row, path: path) }
+                if case .failure = delivery { claims.release(row: request.row, path: path) }
                 completion(delivery)
             case .identical:
-                completion(.done(found))
+                completion(.success(found))
             case .conflict(let other):
-                completion(.failed(ThumbnailFailure(.outputConflict, "\(request.sourceText): row "
+                completion(.failure(ThumbnailFailure(.outputConflict, "\(request.sourceText): row "
                     + "\(other) writes other bytes to \(path); give one of them another out")))
             }
         }
     }
 
-    /// Writes `result`'s output to `path` unless the file already holds its bytes.
-    private static func write(_ result: RowResult, record: OutputRecord, to path: String,
-                              with writer: AtomicFileWriter, bytes: () -> Data?) -> Delivery {
+    /// Writes `result`'s output to `path`; without `bytes`, checks only that the file left in
+    /// place is inside `--out`.
+    private static func write(_ result: RowResult, bytes: Data?, to path: String,
+                              with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {
         var result = result
         do {
-            if try writer.holds(path, sha256: record.sha256, size: record.bytes) {
-                return .done(result)
+            guard let bytes else {
+                try writer.confine(path)
+                return .success(result)
             }
-            guard let data = bytes() else { return .bytesMissing }
-            let outcome = try writer.write(data, to: path)
+            let outcome = try writer.write(bytes, to: path)
             result.status = outcome == .written ? .written : .unchanged
-            return .done(result)
+            return .success(result)
         } catch {
-            return .failed(ThumbnailFailure(error.escaped ? .outputEscapes : .writeFailed,
-                                            "\(result.src): \(error.description)"))
+            return .failure(ThumbnailFailure(error.escaped ? .outputEscapes : .writeFailed,
+                                             "\(result.src): \(error.description)"))
         }
     }
 }

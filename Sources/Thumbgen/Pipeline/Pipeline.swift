@@ -5,14 +5,18 @@ import Synchronization
 ///
 /// The stage graph, per source and per output:
 ///
-///     submit(row) ─► [admission gate] ─► SourceTask (shared by rows naming the same source)
-///         [DownloadOperation ─►] DecodeOperation ─┬─► RenderOperation ─► WriteOperation   (row 1)
-///          (downloadQueue,        (decodeQueue)   └─► RenderOperation ─► WriteOperation   (row 2)
-///           remote sources only)                      (renderQueue)      (writeQueue)
+///     submit(row) ─► [admission gate] ─► RowPlanner ─► keep / copy / fail: done here
+///                                            │
+///                                            ▼ render, read, fetch, revalidate
+///     SourceTask (shared by rows naming the same source)
+///       [DownloadOperation ─►] IdentifyOperation ─► DecodeOperation ─┬─► RenderOperation ─► WriteOperation (row 1)
+///        (downloadQueue,         (decodeQueue: digest,  (decodeQueue) └─► RenderOperation ─► WriteOperation (row 2)
+///         remote sources only)    plan again, serve hits)                  (renderQueue)      (writeQueue)
 ///
-/// With a cache, a row whose source is known unchanged without reading or fetching it, and
-/// whose output is cached, is served before any of this is made (`CachedOutputs`); the decode
-/// serves the rest of the hits once it knows its source's digest, and decodes only for misses.
+/// Every row is planned first (`RowPlanner`); with a cache, a row whose source is known
+/// unchanged without reading or fetching it, and whose output is cached, is served before any
+/// operation is made. The identification plans the rest again once their source's digest is
+/// known, serves those the cache holds, and hands the misses to the decode.
 ///
 /// Each stage is an `Operation` chained by dependencies on a queue sized for its resource
 /// (CPU work to the cores, writes to a few). A row's priority sets the `queuePriority` of its
@@ -23,7 +27,7 @@ public final class Pipeline: Sendable {
     /// How the pipeline runs.
     public let configuration: PipelineConfiguration
     private let delivery: OutputDelivery
-    private let cached: CachedOutputs?
+    private let planner: RowPlanner
     private let mode: RunMode
     private let decodeQueue = OperationQueue()
     private let renderQueue = OperationQueue()
@@ -69,13 +73,11 @@ public final class Pipeline: Sendable {
             : configuration.outputDirectory == nil ? .warm : .cache
         self.delivery = delivery
         self.mode = mode
-        cached = configuration.cache.map {
-            CachedOutputs(cache: $0, delivery: delivery, mode: mode, offline: configuration.offline,
-                          strictness: configuration.limits.strictness)
-        }
+        planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
+                             limits: configuration.limits, offline: configuration.offline)
         // A slow row holds up at most 64 windows' worth of finished rows in the report.
         self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows)
-        self.registry = SourceRegistry(cancellation: cancellation)
+        self.registry = SourceRegistry()
         self.onResult = onResult
         decodeQueue.name = "thumbgen.decode"
         decodeQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
@@ -87,8 +89,7 @@ public final class Pipeline: Sendable {
         // The transfer loop runs `concurrentTransfers` at a time and keeps the rest waiting in
         // priority order; the queue only hands work over, so it may run well ahead.
         downloadQueue.maxConcurrentOperationCount = configuration.downloadLookahead
-        downloads = DownloadWorkspace(policy: configuration.fetch, cache: configuration.cache,
-                                    offline: configuration.offline)
+        downloads = DownloadWorkspace(policy: configuration.fetch, cache: configuration.cache)
     }
 
     /// How many source decodes the pipeline has started (rows sharing a source share one).
@@ -99,10 +100,10 @@ public final class Pipeline: Sendable {
 
     /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
     ///
-    /// With a cache, the row is first checked against it on `cacheChecks`, several rows at
-    /// once (the check is file-system calls, and on a warm run it is all the work there is);
-    /// a row the cache serves finishes there, before any operation is made, and a miss goes
-    /// on into the pipeline from there.
+    /// The row is planned first. With a cache that is done on `cacheChecks`, several rows at
+    /// once (the plan is file-system calls, and on a warm run it is all the work there is); a
+    /// row the cache serves finishes there, before any operation is made, and the rest go on
+    /// into the pipeline from there.
     public func submit(_ request: ThumbnailRequest) {
         admit(row: request.row)
         rows.enter()
@@ -110,28 +111,42 @@ public final class Pipeline: Sendable {
         delivery.claims?.expect(row: request.row, pattern: OutputPathPattern(
             template: request.outTemplate, name: request.source.stem, fit: request.spec.fit, row: request.row))
         configuration.onEvent?(.started(request))
-        guard let cached, !isCancelled else { return enqueue(request) }
+        guard configuration.cache != nil, !isCancelled else { return carryOut(planner.plan(request), for: request) }
         checking.enter()
         cacheChecks.async { [self] in
             defer { checking.leave() }
-            // The answer may come later, from another thread, once the output's path is
-            // settled; a miss then hands its operations over itself, since the reader may have
-            // stopped flushing by then.
-            let answered = Mutex(false)
-            cached.serve(request, isCancelled: { [weak self] in self?.isCancelled ?? true }) { [self] result in
-                if let result { return deliver(result) }
-                // Enqueued under the lock, so that an answer racing this thread's return is
-                // either in the batch before the reader's last flush or flushed here.
-                let late = answered.withLock { returned -> Bool in
-                    if !returned { enqueue(request) }
-                    return returned
+            carryOut(planner.plan(request), for: request)
+        }
+    }
+
+    /// Carries out a row's first plan: a failure or a cached output at once (its answer may
+    /// come later, from another thread, once the output's path is settled), anything else as
+    /// a job.
+    private func carryOut(_ plan: RowPlan, for request: ThumbnailRequest) {
+        switch plan.action {
+        case .fail:
+            var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
+                                          plan.failure ?? ThumbnailFailure(.invalidRow, "\(request.sourceText): no plan"))
+            mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
+            deliver(result)
+        case .keep, .copy:
+            guard let record = plan.output else { return enqueue(request, plan: plan) }
+            let (mode, delivery) = (mode, delivery)
+            delivery.deliver(record, for: request, bytes: plan.bytes, rendered: false,
+                             isWanted: { [weak self] in !(self?.isCancelled ?? true) }) { [self] outcome in
+                var result: RowResult
+                switch outcome {
+                case .success(let done):
+                    result = done
+                case .failure(let failure):
+                    result = .failed(row: request.row, id: request.id, src: request.sourceText, failure)
+                    if failure.code == .cancelled { result.status = .cancelled }
                 }
-                if late {
-                    enqueue(request)
-                    flush()
-                }
+                mode.annotate(&result, origin: plan.origin, digest: plan.sourceDigest, fromCache: true)
+                deliver(result)
             }
-            answered.withLock { $0 = true }
+        case .render, .read, .fetch, .revalidate:
+            enqueue(request, plan: plan)
         }
     }
 
@@ -144,16 +159,15 @@ public final class Pipeline: Sendable {
     }
 
     /// Makes an admitted row's job and operations, sharing its source's task when one is open.
-    private func enqueue(_ request: ThumbnailRequest) {
+    private func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
         if case .remote = request.source { widenForDownloads() }
-        let job = Job(request: request, mode: mode, onEvent: configuration.onEvent) {
+        let job = Job(request: request, plan: plan, mode: mode, onEvent: configuration.onEvent) {
             [weak self] job, result in
             guard let self else { return }
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
             self.deliver(result)
         }
-        let (task, isNew) = registry.task(for: job, decoder: decoder, cached: cached,
-                                            download: downloads.operation)
+        let (task, isNew) = registry.task(for: job, make: makeTask)
         let render = RenderOperation(job: job, decode: task.decode)
         let write = WriteOperation(job: job, render: render, delivery: delivery,
                                    cache: configuration.cache)
@@ -161,13 +175,14 @@ public final class Pipeline: Sendable {
         write.queuePriority = request.priority.queuePriority
         job.own([render, write])
         if isNew {
-            task.decode.onStart = { [registry] in registry.remove($0) }
+            task.identify.onStart = { [registry] in registry.remove($0) }
         }
         let (cancelled, batchFull) = state.withLock { state in
             guard !state.cancelled else { return (true, false) }
             state.active[ObjectIdentifier(job)] = job
             if isNew {
                 if let download = task.download { state.batch.append((download, downloadQueue)) }
+                state.batch.append((task.identify, decodeQueue))
                 state.batch.append((task.decode, decodeQueue))
                 state.decodes += 1
             }
@@ -177,6 +192,24 @@ public final class Pipeline: Sendable {
         }
         if cancelled { return job.cancel() }
         if batchFull { flush() }
+    }
+
+    /// A new task for `job`'s source; a remote source is got as the job's plan says.
+    private func makeTask(for job: Job) -> SourceTask {
+        var download: DownloadOperation?
+        let request = job.request
+        if case .remote(let url) = request.source {
+            let (planner, cache) = (planner, configuration.cache)
+            let replan: @Sendable () -> RowPlan.SourceStep? = {
+                guard let cache else { return .fetch }
+                return planner.sourceStep(url: url.absoluteString, maxAge: request.maxAge, cache: cache).step
+            }
+            download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch,
+                                           replan: replan)
+            download?.order = request.row
+        }
+        return SourceTask(source: request.source, download: download, planner: planner,
+                          delivery: delivery, decoder: decoder, cancellation: cancellation)
     }
 
     /// The first URL row widens the admission window by `downloadLookahead` rows, so that

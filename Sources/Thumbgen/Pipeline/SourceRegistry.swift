@@ -21,37 +21,24 @@ final class SourceRegistry: Sendable {
     }
 
     private let tasks = Mutex<[Key: SourceTask]>([:])
-    private let cancellation: Cancellation?
 
-    /// A registry whose tasks' decodes stop when `cancellation` is pressed.
-    init(cancellation: Cancellation?) {
-        self.cancellation = cancellation
-    }
-
-    /// Attaches `job` to the open task for its source, or to a new one; returns the task and
-    /// whether it is new (a new task's decode must be enqueued by the caller).
-    func task(for job: Job, decoder: SourceDecoder, cached: CachedOutputs?,
-              download: (URL, Int) -> DownloadOperation) -> (task: SourceTask, isNew: Bool) {
+    /// Attaches `job` to the open task for its source, or to a new one made by `make` (given
+    /// the job, whose plan says how to get a remote source); returns the task and whether it
+    /// is new (a new task's operations must be enqueued by the caller).
+    func task(for job: Job, make: (Job) -> SourceTask) -> (task: SourceTask, isNew: Bool) {
         tasks.withLock { tasks in
-            let source = job.request.source
             let key = Key(job.request)
             if let existing = tasks[key], existing.attach(job) {
                 return (existing, false)
             }
-            var fetch: DownloadOperation?
-            if case .remote(let url) = source {
-                fetch = download(url, job.request.maxAge)
-                fetch?.order = job.request.row
-            }
-            let task = SourceTask(source: source, decoder: decoder, download: fetch, cached: cached,
-                                  cancellation: cancellation)
+            let task = make(job)
             _ = task.attach(job)
             tasks[key] = task
             return (task, true)
         }
     }
 
-    /// Forgets `task` once its decode has started (it accepts no more jobs).
+    /// Forgets `task` once its identification has started (it accepts no more jobs).
     func remove(_ task: SourceTask) {
         // Open tasks are few (at most the admitted rows), so a scan costs nothing.
         tasks.withLock { tasks in

@@ -2,17 +2,20 @@ import Foundation
 import Synchronization
 
 /// The shared front of the chain for one source: every job that names the source while the
-/// task is open waits on the same decode.
+/// task is open waits on the same download, identification and decode.
 ///
-/// The task is open until its decode starts; jobs that arrive later get a new task. The decode
-/// takes the highest priority of its jobs, and is skipped when every one of them has finished
-/// (cancelled) before it starts.
+/// The task is open until its identification starts; jobs that arrive later get a new task.
+/// Its operations take the highest priority of its jobs, and are skipped when every one of them
+/// has finished (cancelled) before they start.
 final class SourceTask: Sendable {
     /// Where the source is.
     let source: SourceLocation
     /// The operation that opens the source; the jobs' renders depend on it.
     let decode: DecodeOperation
-    /// The operation that fetches a remote source first; the decode depends on it.
+    /// The operation that learns the source's digest and serves the jobs the cache can; the
+    /// decode depends on it.
+    let identify: IdentifyOperation
+    /// The operation that fetches a remote source first; the identification depends on it.
     let download: DownloadOperation?
     private let state = Mutex(State())
 
@@ -21,19 +24,18 @@ final class SourceTask: Sendable {
         var open = true
     }
 
-    /// A task for `source`, decoding with `decoder` (after `download`, for a remote source),
-    /// serving what it can from `cached`.
-    init(source: SourceLocation, decoder: SourceDecoder, download: DownloadOperation?,
-         cached: CachedOutputs?, cancellation: Cancellation?) {
+    /// A task for `source`, fetched by `download` first when it is remote, replanned by
+    /// `planner` once its digest is known (cache hits delivered by `delivery`), and decoded
+    /// with `decoder`.
+    init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
+         delivery: OutputDelivery, decoder: SourceDecoder, cancellation: Cancellation?) {
         self.source = source
         self.download = download
-        self.decode = DecodeOperation(source: source, decoder: decoder, download: download,
-                                      cached: cached, cancellation: cancellation)
-        decode.task = self
-        if let download {
-            decode.addDependency(download)
-            download.isWanted = { [weak self] in self?.isWanted ?? false }
-        }
+        identify = IdentifyOperation(source: source, download: download, planner: planner,
+                                     delivery: delivery, cancellation: cancellation)
+        decode = DecodeOperation(decoder: decoder, after: identify, cancellation: cancellation)
+        identify.task = self
+        download?.isWanted = { [weak self] in self?.isWanted ?? false }
     }
 
     /// Whether a job still waits on the source (false once every attached job has finished).
@@ -48,12 +50,13 @@ final class SourceTask: Sendable {
             state.jobs.append(job)
             let highest = state.jobs.map(\.request.priority).max() ?? .normal
             decode.queuePriority = highest.queuePriority
+            identify.queuePriority = highest.queuePriority
             download?.queuePriority = highest.queuePriority
             return true
         }
     }
 
-    /// Closes the task to new jobs and returns the jobs the decode serves.
+    /// Closes the task to new jobs and returns the jobs attached.
     func close() -> [Job] {
         state.withLock { state in
             state.open = false

@@ -1,14 +1,17 @@
 import Foundation
 import Synchronization
 
-/// Gets one remote source's bytes for every job attached to its `SourceTask`: from the cache
-/// when they are fresh there, by a conditional request when they are stale, else by a full
-/// download into a temporary file. The decode that follows reads the file.
+/// Gets one remote source's bytes for every job attached to its `SourceTask`, as the first
+/// job's plan says (`RowPlan.SourceStep`): the cache's stored body, a conditional request, or
+/// a full download into a temporary file. A stored body is checked before it is handed on; one
+/// found damaged is dropped, and the planner is asked again how to get the source.
 final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
     private let fetcher: @Sendable () -> HTTPFetcher
     private let folder: URL
-    private let caching: URLCachePolicy?
+    private let step: RowPlan.SourceStep
+    private let replan: @Sendable () -> RowPlan.SourceStep?
+    private let storing: URLCachePolicy?
     private let state = Mutex<(outcome: Result<FetchedSource, FetchFailure>?, download: HTTPFetcher.Fetch?,
                                started: ContinuousClock.Instant?)>((nil, nil, nil))
     /// Whether any job still needs the source; checked before the transfer starts.
@@ -21,13 +24,16 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     /// When the operation began.
     var started: ContinuousClock.Instant? { state.withLock { $0.started } }
 
-    /// Fetches `url` into `folder` (the cache's temporary folder when `caching` is set, so that
-    /// a body moves into the store by rename).
-    init(url: URL, into folder: URL, caching: URLCachePolicy?,
-         fetcher: @escaping @Sendable () -> HTTPFetcher) {
+    /// Gets `url` by `step` into `folder` (the cache's temporary folder when `storing` is
+    /// set, so that a body moves into the store by rename); `replan` says how to get it once a
+    /// stored body was found damaged and dropped (nil: it cannot be got, `--offline`).
+    init(url: URL, step: RowPlan.SourceStep, replan: @escaping @Sendable () -> RowPlan.SourceStep?,
+         into folder: URL, storing: URLCachePolicy?, fetcher: @escaping @Sendable () -> HTTPFetcher) {
         self.url = url
+        self.step = step
+        self.replan = replan
         self.folder = folder
-        self.caching = caching
+        self.storing = storing
         self.fetcher = fetcher
     }
 
@@ -36,34 +42,34 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
             return complete(.failure(FetchFailure(error: .cancelled, attempts: 0, status: 0)))
         }
         state.withLock { $0.started = .now }
-        switch caching?.plan(for: url.absoluteString) ?? .fetch {
-        case .useStored(let record):
-            complete(.success(stored(record, origin: .stored, response: nil)))
-        case .unavailable:
-            complete(.failure(FetchFailure(error: .offline, attempts: 0, status: 0)))
-        case .revalidate(let record, let headers):
-            start(conditionalOn: record, headers: headers) { [self] in complete($0) }
-        case .fetch:
-            start(conditionalOn: nil, headers: []) { [self] in complete($0) }
-        }
+        carryOut(step)
     }
 
-    /// Fetches the body in full and waits for it: for a stored body found damaged when the
-    /// decode checked it. Blocks the calling thread (a rare path) until the transfer ends, or
-    /// `cancellation` aborts it.
-    func fetchAgain(cancellation: Cancellation?) -> Result<FetchedSource, FetchFailure> {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<FetchedSource, FetchFailure>?>(nil)
-        start(conditionalOn: nil, headers: []) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
+    private func carryOut(_ step: RowPlan.SourceStep?) {
+        switch step {
+        case nil:
+            complete(.failure(FetchFailure(error: .offline, attempts: 0, status: 0)))
+        case .stored(let record)?:
+            guard let checked = checkedStored(record, origin: .stored, response: nil) else {
+                return carryOut(replan())
+            }
+            complete(.success(checked))
+        case .revalidate(let record, let headers)?:
+            start(conditionalOn: record, headers: headers) { [self] result in
+                guard case .success(let received) = result, received.response.status == 304,
+                      let storing else {
+                    return complete(result.map { accept($0) })
+                }
+                let response = received.response
+                let updated = storing.revalidated(record, response: response)
+                guard let checked = checkedStored(updated, origin: .revalidated, response: response) else {
+                    return carryOut(replan())
+                }
+                complete(.success(checked))
+            }
+        case .fetch?, .local?:
+            start(conditionalOn: nil, headers: []) { [self] in complete($0.map { accept($0) }) }
         }
-        if let cancellation {
-            cancellation.whileRegistered({ [self] in abandon() }) { done.wait() }
-        } else {
-            done.wait()
-        }
-        return outcome.withLock { $0 } ?? .failure(FetchFailure(error: .cancelled, attempts: 0, status: 0))
     }
 
     /// Aborts the transfer at once (no job needs the source any more).
@@ -76,36 +82,43 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         finish()
     }
 
+    /// A response with the file its body is in (removed with the value unless it is moved).
+    private struct Received {
+        var response: FetchResponse
+        var file: TemporaryDownload
+    }
+
     private func start(conditionalOn record: URLRecord?, headers: [String],
-                       completion: @escaping @Sendable (Result<FetchedSource, FetchFailure>) -> Void) {
+                       completion: @escaping @Sendable (Result<Received, FetchFailure>) -> Void) {
         let file = TemporaryDownload(path: folder.appendingPathComponent(TemporaryName.make(for: "download")).path)
         let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
-                                       order: order, headers: headers) { [self] result in
+                                       order: order, headers: headers) { result in
             // On failure `file` goes away here, and with it any partial body.
-            completion(result.map { accept($0, file: file, conditionalOn: record) })
+            completion(result.map { Received(response: $0, file: file) })
         }
         state.withLock { $0.download = download }
     }
 
-    /// Turns a successful response into the bytes to decode, storing them when allowed.
-    private func accept(_ response: FetchResponse, file: TemporaryDownload,
-                        conditionalOn record: URLRecord?) -> FetchedSource {
-        if response.status == 304, let record, let caching {
-            let updated = caching.revalidated(record, response: response)
-            return stored(updated, origin: .revalidated, response: response)
+    /// Turns a full response into the bytes to decode, storing them when allowed.
+    private func accept(_ received: Received) -> FetchedSource {
+        let response = received.response
+        if let storing, let blob = storing.fetched(url.absoluteString, file: received.file.path, response: response) {
+            return FetchedSource(path: blob, digest: response.sha256, origin: .fetched, file: nil,
+                                 response: response)
         }
-        if let caching, let blob = caching.fetched(url.absoluteString, file: file.path, response: response) {
-            return FetchedSource(path: blob, digest: response.sha256, origin: .fetched, verified: true,
-                              file: nil, response: response)
-        }
-        return FetchedSource(path: file.path, digest: response.sha256, origin: .fetched, verified: true,
-                          file: file, response: response)
+        return FetchedSource(path: received.file.path, digest: response.sha256, origin: .fetched,
+                             file: received.file, response: response)
     }
 
-    private func stored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> FetchedSource {
-        let path = caching?.cache.blobs.path(record.digest) ?? ""
-        return FetchedSource(path: path, digest: record.digest, origin: origin, verified: false,
-                          file: nil, response: response)
+    /// The stored body `record` names, checked against its digest; nil (the blob and the
+    /// record dropped) when it is damaged or gone.
+    private func checkedStored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> FetchedSource? {
+        guard let cache = storing?.cache, cache.blobs.verifyFile(record.digest) else {
+            storing?.cache.urls.remove(record.url)
+            return nil
+        }
+        return FetchedSource(path: cache.blobs.path(record.digest), digest: record.digest, origin: origin,
+                             file: nil, response: response)
     }
 }
 
@@ -117,9 +130,6 @@ struct FetchedSource: Sendable {
     var digest: String
     /// Fetched, revalidated, or used from the cache as it was.
     var origin: SourceOrigin
-    /// Whether the bytes at `path` are known to match `digest` (a stored blob is checked only
-    /// when it must be decoded).
-    var verified: Bool
     /// The temporary file, deleted when the last image reading it is gone; nil for a blob.
     var file: TemporaryDownload?
     /// Status, bytes, attempts and headers; nil when no request was made.

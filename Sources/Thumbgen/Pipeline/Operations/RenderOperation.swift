@@ -12,7 +12,7 @@ final class RenderOperation: Operation, @unchecked Sendable {
         var format: OutputFormat
         var sha256: String
         /// The key it is stored under in the cache (nil without a cache).
-        var cacheKey: String?
+        var cacheKey: OutputKey?
     }
 
     private let job: Job
@@ -115,7 +115,7 @@ final class RenderOperation: Operation, @unchecked Sendable {
         output.withLock {
             $0 = Encoded(
                 data: data, width: width, height: height, format: format, sha256: digest,
-                cacheKey: decoded.sourceDigest.map { OutputKey.make(
+                cacheKey: decoded.sourceDigest.map { OutputKey(
                     sourceDigest: $0, request: request, strictness: decode.decoder.limits.strictness) })
         }
     }

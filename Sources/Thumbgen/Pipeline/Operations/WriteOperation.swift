@@ -35,22 +35,19 @@ final class WriteOperation: Operation, @unchecked Sendable {
         let record = OutputRecord(sha256: encoded.sha256, width: encoded.width, height: encoded.height,
                                   format: encoded.format, bytes: encoded.data.count)
         if let cache, let key = encoded.cacheKey {
-            cache.storeOutput(encoded.data, record: record, key: key)
+            cache.storeOutput(encoded.data, record: record, key: key, source: job.request.source)
         }
         // The job may end later, on another thread, when an earlier row could still take the
         // same path (OutputClaims); this operation does not wait for it.
         let job = job
-        delivery.deliver(record, for: job.request, rendered: true, bytes: { encoded.data },
-                         isWanted: { !job.isFinished }) { delivery in
-            switch delivery {
-            case .done(let result):
+        delivery.deliver(record, for: job.request, bytes: encoded.data, rendered: true,
+                         isWanted: { !job.isFinished }) { outcome in
+            switch outcome {
+            case .success(let result):
                 job.record(\.write, since: start)
                 job.finish(result)
-            case .failed(let failure):
+            case .failure(let failure):
                 job.fail(failure)
-            case .bytesMissing:
-                // Unreachable: the bytes are in hand.
-                job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the encoded bytes went missing"))
             }
         }
     }

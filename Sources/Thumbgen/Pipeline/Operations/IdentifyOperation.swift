@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+
+/// Learns what one source's bytes are, for every job attached to its `SourceTask`: a local
+/// file's digest (from its stamp, else by hashing it), or what the download got. A job whose
+/// plan waited for that digest is planned again (`RowPlanner`): one whose output turns out to be
+/// cached is served from the cache here, and the rest go on to the decode, which is skipped
+/// when none is left.
+final class IdentifyOperation: Operation, @unchecked Sendable {
+    let source: SourceLocation
+    /// Set by the owning task right after creation; weak so the pair does not leak.
+    weak var task: SourceTask?
+    /// Called when the operation starts, so that the registry stops offering the task.
+    var onStart: (@Sendable (SourceTask) -> Void)?
+    /// The run's stop button: stops hashing when pressed.
+    let cancellation: Cancellation?
+    private let download: DownloadOperation?
+    private let planner: RowPlanner
+    private let delivery: OutputDelivery
+    private let found = Mutex<Handover?>(nil)
+
+    /// What the decode gets: the jobs left to render, and the source's bytes.
+    struct Handover {
+        var jobs: [Job]
+        var bytes: SourceBytes
+    }
+
+    /// The jobs to decode for and where their bytes are; nil when there are none (every job
+    /// failed, was cancelled or was served from the cache).
+    var handover: Handover? { found.withLock { $0 } }
+
+    init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
+         delivery: OutputDelivery, cancellation: Cancellation?) {
+        self.source = source
+        self.download = download
+        self.planner = planner
+        self.delivery = delivery
+        self.cancellation = cancellation
+        super.init()
+        if let download { addDependency(download) }
+    }
+
+    override func main() {
+        guard let task, !isCancelled else { return }
+        onStart?(task)
+        var jobs = task.close().filter { !$0.isFinished }
+        guard !jobs.isEmpty else { return }
+        let bytes: SourceBytes
+        switch sourceBytes(for: jobs) {
+        case .failure(let failure):
+            return jobs.forEach { $0.fail(failure) }
+        case .success(let got):
+            bytes = got
+        }
+        // Hashing a large file takes time: rows may have ended meanwhile.
+        jobs = jobs.filter { !$0.isFinished }
+        guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
+        jobs.forEach { $0.record(origin: bytes.origin, digest: bytes.digest) }
+        if let digest = bytes.digest {
+            jobs = jobs.filter { !servedAfterReplanning($0, digest: digest, origin: bytes.origin) }
+        }
+        guard !jobs.isEmpty else { return }
+        found.withLock { $0 = Handover(jobs: jobs, bytes: bytes) }
+    }
+
+    /// Plans `job` again now that its source's digest is known, unless its plan already went
+    /// by this digest; carries out a plan the cache serves, and says whether it did.
+    private func servedAfterReplanning(_ job: Job, digest: String, origin: SourceOrigin) -> Bool {
+        guard job.plan.sourceDigest != digest else { return false }
+        let plan = planner.plan(job.request, identified: .init(digest: digest, origin: origin))
+        job.replan(plan)
+        switch plan.action {
+        case .keep, .copy:
+            guard let record = plan.output else { return false }
+            job.handOverToCache()
+            job.recordOutputFromCache()
+            delivery.deliver(record, for: job.request, bytes: plan.bytes, rendered: false,
+                             isWanted: { !job.isFinished }) { outcome in
+                switch outcome {
+                case .success(let result): job.finish(result)
+                case .failure(let failure): job.fail(failure)
+                }
+            }
+            return true
+        case .fail:
+            if let failure = plan.failure { job.fail(failure) }
+            return true
+        case .render, .read, .fetch, .revalidate:
+            return false
+        }
+    }
+
+    /// Where the source's bytes are and what they are: a local file (hashed when the cache is
+    /// on and its stamp is not on record), or the download's result.
+    private func sourceBytes(for jobs: [Job]) -> Result<SourceBytes, ThumbnailFailure> {
+        let src = jobs[0].request.sourceText
+        switch source {
+        case .file(let local):
+            // Checked again: the file may have gone since the row was planned.
+            if let failure = LocalFileCheck.failure(path: local, src: src, maxBytes: planner.limits.maxInputBytes) {
+                return .failure(failure)
+            }
+            let identified = planner.cache?.files.digest(of: local, cancellation: cancellation)
+            FaultInjection.pauseAfterHashing()
+            return .success(SourceBytes(path: local, digest: identified?.digest, origin: .local,
+                                        file: nil, stamp: identified?.stamp))
+        case .remote:
+            if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
+            switch download?.result {
+            case nil:
+                return .failure(ThumbnailFailure(.cancelled, "\(src): cancelled"))
+            case .failure(let failure):
+                let info = RowResult.HTTPInfo(status: failure.status, bytes: 0, attempts: failure.attempts)
+                jobs.forEach { $0.record(http: info) }
+                return .failure(.fetch(failure, src: src))
+            case .success(let downloaded):
+                if let r = downloaded.response {
+                    let info = RowResult.HTTPInfo(status: r.status, bytes: r.bytes, attempts: r.attempts)
+                    jobs.forEach { $0.record(http: info) }
+                }
+                return .success(SourceBytes(
+                    path: downloaded.path, digest: planner.cache == nil ? nil : downloaded.digest,
+                    origin: downloaded.origin, file: downloaded.file))
+            }
+        }
+    }
+}
+
+/// A source's bytes, found: where they are, their digest, and how they were got.
+struct SourceBytes {
+    var path: String
+    /// The SHA-256 of the bytes; nil without a cache (nothing needs it).
+    var digest: String?
+    var origin: SourceOrigin
+    /// A temporary download to keep until the pixels are read.
+    var file: TemporaryDownload?
+    /// A local file's stamp when it was hashed: its outputs are cached under `digest` only if
+    /// the file still has it once they are made.
+    var stamp: FileIndex.Stamp?
+}

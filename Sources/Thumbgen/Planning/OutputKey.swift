@@ -1,0 +1,95 @@
+import Foundation
+
+/// The key an output is stored under: a digest over everything that can change its bytes,
+/// kept with the text it is the digest of, so that `thumbgen explain` can show its parts and
+/// name the one that changed.
+///
+/// The parts are the source's content (its digest, not its name), the recipe (`ThumbnailSpec`'s
+/// fields and thumbgen's `recipeVersion`), how strictly the source is decoded, the `out`
+/// extension when the format is `auto` (it can decide the format), and the libvips version (a
+/// new libvips may resample or encode differently). The priority, `id`, `max_age` and the
+/// output's path change nothing in the bytes and stay out.
+struct OutputKey: Sendable, Equatable {
+    /// What the digest is taken of: a `name value` line per part.
+    let text: String
+    /// The digest the output is stored under.
+    let digest: String
+
+    /// The key for `request` over a source whose digest is `sourceDigest`, decoded with
+    /// `strictness`. Strictness is in the key because it decides whether a damaged source
+    /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
+    /// work, and serving a stored output costs none.
+    init(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness) {
+        var text = Self.header + "source " + sourceDigest + "\nspec " + request.spec.identifier
+            + "\ndecode " + strictness.rawValue
+        if case .auto = request.spec.format {
+            text += "\nout-ext " + (request.outTemplate as NSString).pathExtension.lowercased()
+        }
+        text += "\nlibvips " + VipsRuntime.version + "\n"
+        self.init(text: text)
+    }
+
+    /// The key whose text is `text` (as `text` gave it); nil for text that is not a key's.
+    init?(storedText text: String) {
+        guard text.hasPrefix(Self.header), text.hasSuffix("\n") else { return nil }
+        self.init(text: text)
+    }
+
+    private init(text: String) {
+        self.text = text
+        digest = ContentDigest.of(text: text)
+    }
+
+    private static let header = "thumbgen-output-key 1\n"
+
+    /// The digest for `request` over `sourceDigest`.
+    static func make(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness) -> String {
+        OutputKey(sourceDigest: sourceDigest, request: request, strictness: strictness).digest
+    }
+
+    /// The parts, in the order they enter the digest, with the recipe split into its fields,
+    /// named as the manifest's columns are where there is one: `spec v2;box=256x;fit=inside;…`
+    /// becomes `recipe 2`, `size 256x`, `fit inside`, ….
+    var parts: [(name: String, value: String)] {
+        var parts: [(name: String, value: String)] = []
+        for line in text.split(separator: "\n").dropFirst() {
+            guard let space = line.firstIndex(of: " ") else { continue }
+            let name = String(line[..<space]), value = line[line.index(after: space)...]
+            guard name == "spec" else {
+                parts.append((name, String(value)))
+                continue
+            }
+            for field in value.split(separator: ";") {
+                guard let equals = field.firstIndex(of: "=") else {
+                    parts.append(("recipe", String(field.dropFirst())))  // "v2"
+                    continue
+                }
+                let fieldName = String(field[..<equals])
+                parts.append((Self.columnNames[fieldName] ?? fieldName,
+                              String(field[field.index(after: equals)...])))
+            }
+        }
+        return parts
+    }
+
+    /// The spec identifier's short names that differ from the manifest's column names.
+    private static let columnNames = ["box": "size", "q": "quality", "bg": "background",
+                                      "anim": "animated", "enc": "encoding"]
+
+    /// The value of the part `name`.
+    subscript(name: String) -> String? { parts.first { $0.name == name }?.value }
+
+    /// The names of the parts whose values differ between `self` and `other` (a part only one
+    /// of them has counts as differing), in `self`'s order.
+    func changedParts(since other: OutputKey) -> [String] {
+        let mine = parts, theirs = other.parts
+        var names = mine.map(\.name)
+        names += theirs.map(\.name).filter { !names.contains($0) }
+        func value(_ name: String, in parts: [(name: String, value: String)]) -> String? {
+            parts.first { $0.name == name }?.value
+        }
+        return names.filter { value($0, in: mine) != value($0, in: theirs) }
+    }
+
+    static func == (a: OutputKey, b: OutputKey) -> Bool { a.digest == b.digest }
+}
