@@ -51,6 +51,20 @@ struct RowPlan: Sendable {
         case present
     }
 
+    /// What the cache knew of the source before any work.
+    enum CachedSource: String, Sendable {
+        /// A local file whose stamp is on record and unchanged.
+        case stampUnchanged = "stamp unchanged"
+        /// A local file whose stamp is not on record (new, or changed since it was hashed).
+        case stampNotOnRecord = "stamp not on record"
+        /// A URL whose body is stored.
+        case urlStored = "url stored"
+        /// A URL with no usable body stored.
+        case urlNotStored = "url not stored"
+        /// A URL whose row has `max_age` < 0.
+        case neverStored = "never stored (max_age < 0)"
+    }
+
     /// The action.
     var action: Action
     /// Why, one reason a line, in the order they were found.
@@ -63,6 +77,8 @@ struct RowPlan: Sendable {
     var origin: SourceOrigin?
     /// The output key, when the source's digest is known (and a cache is used).
     var key: OutputKey?
+    /// What the cache knew of the source (nil without a cache).
+    var cachedSource: CachedSource?
     /// What the cache held under `key`.
     var cached: CachedOutput?
     /// The cached output's record (for `keep` and `copy`).

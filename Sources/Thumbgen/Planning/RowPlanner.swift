@@ -58,7 +58,9 @@ struct RowPlanner: Sendable {
             plan.reasons.append("no cache (--no-cache): the output is rendered")
             return plan
         }
+        plan.cachedSource = .stampNotOnRecord
         if let known = cache.files.knownDigest(of: path) {
+            plan.cachedSource = .stampUnchanged
             plan.sourceDigest = known
             plan.reasons.append("the file's stamp (device, inode, size, mtime) is unchanged since it "
                                 + "was hashed: sha256 \(known.prefix(12))…")
@@ -83,6 +85,7 @@ struct RowPlanner: Sendable {
             return plan
         }
         let decision = sourceStep(url: url, maxAge: request.maxAge, cache: cache)
+        plan.cachedSource = request.maxAge < 0 ? .neverStored : decision.freshness == nil ? .urlNotStored : .urlStored
         plan.reasons += decision.reasons
         plan.freshness = decision.freshness
         switch decision.step {

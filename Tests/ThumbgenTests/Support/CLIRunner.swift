@@ -138,6 +138,7 @@ struct Report: Decodable, Sendable {
         var cache: String?
         var source_sha256: String?
         var warm: String?
+        var plan: String?
     }
     var schema: Int
     var summary: Summary

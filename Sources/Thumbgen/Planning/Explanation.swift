@@ -1,0 +1,198 @@
+import Foundation
+
+/// `thumbgen explain`: what the planner decides for one row and why, as text for people and
+/// as JSON. It is the plan a run would carry out, shown with the facts it stands on: the
+/// output key's parts, what the cache and `--out` hold, a URL's freshness arithmetic, and
+/// which part of the key changed since an output of the same source was last stored.
+///
+/// Made by a planner that only looks: nothing is fetched, decoded, written, marked used or
+/// dropped (a local file whose stamp is not on record is read to hash it, as a run would).
+public struct Explanation: Sendable, Equatable, Encodable {
+    /// The row's line in the manifest, its `id` and its `src`.
+    public var row: Int, id: String, src: String
+    /// `keep`, `copy`, `render`, `read`, `fetch`, `revalidate` or `fail`.
+    public var plan: String
+    /// Why, a line each, in the order the planner found them.
+    public var reasons: [String]
+    /// The error a run would meet (for `fail`).
+    public var error: RowResult.Failure?
+    /// The output key and its parts (absent without a cache).
+    public var key: Key?
+    /// What the cache holds for the row.
+    public var cache: CacheState?
+    /// The output's path under `--out` and whether the file there holds the cached output
+    /// (when the output is cached).
+    public var out: OutFile?
+    /// A URL's stored body against its lifetime.
+    public var freshness: Freshness?
+    /// How the key differs from the nearest one stored for the same source (on a miss).
+    public var changed: Change?
+
+    /// An output key: its digest, and each part that enters it.
+    public struct Key: Sendable, Equatable, Encodable {
+        /// The digest outputs are stored under. For a URL not yet fetched, the key the
+        /// stored body would give, when there is one (`source` says which).
+        public var digest: String
+        /// `name`, `value` pairs in the order they enter the digest.
+        public var parts: [Part]
+        /// `known`, or `stored` (a URL's stored body, which the server may replace).
+        public var source: String
+    }
+
+    /// One part of a key.
+    public struct Part: Sendable, Equatable, Encodable {
+        public var name: String, value: String
+    }
+
+    /// What the cache holds for the row.
+    public struct CacheState: Sendable, Equatable, Encodable {
+        /// `absent`, `damaged_record`, `damaged_bytes` or `present`; nil when the key is
+        /// not known.
+        public var output: String?
+        /// The source as the cache knows it: `stamp unchanged`, `stamp not on record`, `url
+        /// stored`, `url not stored`, `never stored (max_age < 0)`.
+        public var source: String
+    }
+
+    /// The output's file under `--out`.
+    public struct OutFile: Sendable, Equatable, Encodable {
+        public var path: String
+        /// Whether the file holds exactly the cached output.
+        public var holds: Bool
+    }
+
+    /// A URL's freshness arithmetic.
+    public struct Freshness: Sendable, Equatable, Encodable {
+        /// Seconds since the body was fetched or revalidated.
+        public var age: Double
+        /// Seconds it stays fresh.
+        public var lifetime: Double
+        /// `max_age` or `headers`.
+        public var lifetime_from: String
+        public var fresh: Bool
+        public var has_validators: Bool
+    }
+
+    /// What changed since an output of the same source was last stored.
+    public struct Change: Sendable, Equatable, Encodable {
+        /// The nearest stored key (the fewest parts differing).
+        public var since: String
+        /// The parts that differ, with their values then and now.
+        public var parts: [ChangedPart]
+    }
+
+    /// One changed part.
+    public struct ChangedPart: Sendable, Equatable, Encodable {
+        public var name: String
+        public var was: String?
+        public var now: String?
+    }
+
+    /// The JSON object, keys sorted.
+    public func json() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    /// The explanation for people.
+    public var text: String {
+        var lines = ["row \(row) (id \(id)): \(src)", "  plan: \(plan)"]
+        lines += reasons.map { "    - " + $0 }
+        if let error { lines.append("  error: \(error.code.rawValue): \(error.message)") }
+        if let cache {
+            lines.append("  cache: source \(cache.source)" + (cache.output.map { "; output \($0)" } ?? ""))
+        }
+        if let freshness {
+            lines.append("  freshness: age \(RowPlanner.seconds(freshness.age)), fresh for "
+                         + "\(RowPlanner.seconds(freshness.lifetime)) (\(freshness.lifetime_from)): "
+                         + (freshness.fresh ? "fresh" : "stale")
+                         + (freshness.has_validators ? ", can revalidate" : ", no validator"))
+        }
+        if let out { lines.append("  out: \(out.path) (\(out.holds ? "holds the cached output" : "differs or missing"))") }
+        if let key {
+            lines.append("  key: \(key.digest)" + (key.source == "stored" ? " (with the stored body)" : ""))
+            let width = key.parts.map(\.name.count).max() ?? 0
+            lines += key.parts.map { "    " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + $0.value }
+        }
+        if let changed {
+            lines.append("  changed since \(changed.since.prefix(12))…: "
+                         + changed.parts.map { "\($0.name) \($0.was ?? "-") → \($0.now ?? "-")" }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Makes `Explanation`s with a planner that only looks.
+public struct Explainer: Sendable {
+    private let planner: RowPlanner
+
+    /// An explainer for runs configured by `configuration`, whose cache should be opened
+    /// `lookingAt:` (nil: no cache, or none there yet).
+    public init(configuration: PipelineConfiguration) {
+        planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
+                             limits: configuration.limits, offline: configuration.offline)
+    }
+
+    /// The explanation for a manifest record that did not even split into cells.
+    public func explain(_ error: RowError) -> Explanation {
+        failed(row: error.row, id: String(error.row), src: "", ThumbnailFailure(error))
+    }
+
+    /// The explanation for `record`, parsed by `parser` (a row it refuses is planned `fail`).
+    public func explain(_ record: ManifestRecord, parser: RowParser) -> Explanation {
+        switch parser.parse(record) {
+        case .success(let request):
+            return explain(request)
+        case .failure(let error):
+            return failed(row: record.line, id: record.values[.id] ?? String(record.line),
+                          src: record.values[.src] ?? "", ThumbnailFailure(error))
+        }
+    }
+
+    private func failed(row: Int, id: String, src: String, _ failure: ThumbnailFailure) -> Explanation {
+        Explanation(row: row, id: id, src: src, plan: "fail", reasons: [failure.message],
+                    error: RowResult.Failure(code: failure.code, message: failure.message))
+    }
+
+    /// The explanation for `request`.
+    public func explain(_ request: ThumbnailRequest) -> Explanation {
+        let plan = planner.plan(request)
+        var explanation = Explanation(
+            row: request.row, id: request.id, src: request.sourceText, plan: plan.action.rawValue,
+            reasons: plan.reasons,
+            error: plan.failure.map { RowResult.Failure(code: $0.code, message: $0.message) })
+        if let freshness = plan.freshness {
+            explanation.freshness = .init(age: freshness.age, lifetime: freshness.lifetime,
+                                          lifetime_from: freshness.lifetimeFrom, fresh: freshness.fresh,
+                                          has_validators: freshness.hasValidators)
+        }
+        if let path = plan.path, let holds = plan.outHolds { explanation.out = .init(path: path, holds: holds) }
+        guard let cache = planner.cache, plan.action != .fail else { return explanation }
+        explanation.cache = .init(output: plan.cached?.rawValue, source: plan.cachedSource?.rawValue ?? "-")
+        // A URL to fetch or revalidate: the key its stored body would give, if one is stored.
+        var key = plan.key
+        var keySource = "known"
+        if key == nil, case .remote(let url) = request.source, let stored = cache.urls.record(url.absoluteString) {
+            key = OutputKey(sourceDigest: stored.digest, request: request, strictness: planner.limits.strictness)
+            keySource = "stored"
+        }
+        guard let key else { return explanation }
+        explanation.key = .init(digest: key.digest, parts: key.parts.map { .init(name: $0.name, value: $0.value) },
+                                source: keySource)
+        if plan.cached != .present {
+            explanation.changed = change(of: key, among: cache.recipes.keys(for: request.source))
+        }
+        return explanation
+    }
+
+    /// The parts in which `key` differs from the nearest of `stored` (fewest parts differing;
+    /// the newest among equals); nil when nothing is stored or `key` is among them.
+    private func change(of key: OutputKey, among stored: [OutputKey]) -> Explanation.Change? {
+        guard !stored.contains(key) else { return nil }
+        let candidates = stored.reversed().map { ($0, key.changedParts(since: $0)) }
+        guard let (nearest, names) = candidates.min(by: { $0.1.count < $1.1.count }) else { return nil }
+        return .init(since: nearest.digest,
+                     parts: names.map { .init(name: $0, was: nearest[$0], now: key[$0]) })
+    }
+}
