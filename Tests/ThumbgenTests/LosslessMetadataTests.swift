@@ -17,9 +17,9 @@ struct LosslessMetadataTests {
         let clean = try VipsFixture.save(Self.picture(), "jpegsave_buffer", "Q=90,strip=true")
         let jfxx = JPEGBytes.segment(0xE0, Array("JFXX\0".utf8) + [0x13])  // a JFIF extension
         let dirty = JPEGBytes.inserting(Self.jpegMetadata + [jfxx], into: clean)
-        let stripped = try #require(LosslessMetadata.strippedJPEG(dirty))
+        let stripped = try #require(JPEGMetadata.stripped(dirty))
         #expect(stripped == clean)
-        #expect(LosslessMetadata.strippedJPEG(stripped) == stripped)
+        #expect(JPEGMetadata.stripped(stripped) == stripped)
         try expectSamePixels(dirty, stripped, as: "jpg")
     }
 
@@ -33,7 +33,7 @@ struct LosslessMetadataTests {
                                          JPEGBytes.segment(0xEE, adobe + [7, 7])], into: clean)
         let expected = JPEGBytes.inserting([JPEGBytes.segment(0xE0, jfif + [0, 0]),
                                             JPEGBytes.segment(0xEE, adobe)], into: clean)
-        #expect(LosslessMetadata.strippedJPEG(dirty) == expected)
+        #expect(JPEGMetadata.stripped(dirty) == expected)
     }
 
     @Test("JPEG: Adobe APP14 saying RGB survives, so the colours do")
@@ -42,7 +42,7 @@ struct LosslessMetadataTests {
         // Transform 0: three channels are RGB, not YCbCr.
         let rgb = JPEGBytes.segment(0xEE, Array("Adobe".utf8) + [0, 100, 0, 0, 0, 0, 0])
         let dirty = JPEGBytes.inserting(Self.jpegMetadata + [rgb], into: clean)
-        let stripped = try #require(LosslessMetadata.strippedJPEG(dirty))
+        let stripped = try #require(JPEGMetadata.stripped(dirty))
         #expect(stripped == JPEGBytes.inserting([rgb], into: clean))
         try expectSamePixels(dirty, stripped, as: "jpg")
         // Without the marker libjpeg would read the same data as YCbCr: the check above matters.
@@ -59,7 +59,7 @@ struct LosslessMetadataTests {
         let shift = dirty.count - clean.count
         dirty.insert(contentsOf: JPEGBytes.segment(0xFE, Array("between scans".utf8))
                      + JPEGBytes.segment(0xE1, Self.exif), at: scans[2] + shift)
-        let stripped = try #require(LosslessMetadata.strippedJPEG(dirty))
+        let stripped = try #require(JPEGMetadata.stripped(dirty))
         #expect(stripped == clean)
         try expectSamePixels(dirty, stripped, as: "jpg")
     }
@@ -72,7 +72,7 @@ struct LosslessMetadataTests {
         dirty.insert(contentsOf: [0xFF, 0xFF, 0xFF], at: dirty.count - 2)  // before EOI
         dirty.insert(contentsOf: [0xFF, 0xFF], at: 2)  // before the first DQT
         dirty.append(secondFrame)  // an MPO's second image, with its own EXIF
-        let stripped = try #require(LosslessMetadata.strippedJPEG(dirty))
+        let stripped = try #require(JPEGMetadata.stripped(dirty))
         #expect(stripped == clean)
         try expectSamePixels(dirty, stripped, as: "jpg")
     }
@@ -81,7 +81,7 @@ struct LosslessMetadataTests {
     func jpegFromLibvips() throws {
         let source = try VipsFixture.save(Self.picture(metadata: true), "jpegsave_buffer", "Q=90")
         #expect(Set<UInt8>([0xE1, 0xE2, 0xED]).isSubset(of: JPEGBytes.headers(source).markers))
-        let stripped = try #require(LosslessMetadata.strippedJPEG(source))
+        let stripped = try #require(JPEGMetadata.stripped(source))
         let markers = JPEGBytes.headers(stripped).markers
         #expect(markers.allSatisfy { !(0xE1...0xEF).contains($0) && $0 != 0xFE })
         let sourceScan = try #require(JPEGBytes.headers(source).scan)
@@ -118,7 +118,7 @@ struct LosslessMetadataTests {
             ("a second SOI", JPEGBytes.inserting([soi], into: clean)),
         ]
         for (label, data) in cases {
-            #expect(LosslessMetadata.strippedJPEG(data) == nil, "\(label)")
+            #expect(JPEGMetadata.stripped(data) == nil, "\(label)")
         }
     }
 
@@ -143,13 +143,13 @@ struct LosslessMetadataTests {
         ]
         var dirty = PNGBytes.inserting(spliced, into: clean)
         dirty.append(contentsOf: PNGBytes.chunk("tEXt", Array("Author\0someone".utf8)))  // after IEND
-        let stripped = try #require(LosslessMetadata.strippedPNG(dirty))
+        let stripped = try #require(PNGMetadata.stripped(dirty))
         let types = PNGBytes.chunks(stripped).map(\.type)
         #expect(types.filter { $0 != "IDAT" }
                 == ["IHDR", "gAMA", "cHRM", "sRGB", "sBIT", "tRNS", "IEND"])
         let kept = PNGBytes.chunks(dirty).filter { types.contains($0.type) }
         #expect(stripped == Data(PNGBytes.signature + kept.flatMap(\.bytes)))
-        #expect(LosslessMetadata.strippedPNG(stripped) == stripped)
+        #expect(PNGMetadata.stripped(stripped) == stripped)
         try expectSamePixels(dirty, stripped, as: "png")
     }
 
@@ -158,7 +158,7 @@ struct LosslessMetadataTests {
         let source = try VipsFixture.save(Self.picture(metadata: true), "pngsave_buffer",
                                           "compression=6")
         #expect(Set(["eXIf", "iCCP", "pHYs"]).isSubset(of: PNGBytes.chunks(source).map(\.type)))
-        let stripped = try #require(LosslessMetadata.strippedPNG(source))
+        let stripped = try #require(PNGMetadata.stripped(source))
         #expect(Set(PNGBytes.chunks(stripped).map(\.type)) == ["IHDR", "IDAT", "IEND"])
         #expect(try Self.metadataFields(source, as: "png").count >= 3)
         #expect(try Self.metadataFields(stripped, as: "png") == [])
@@ -195,7 +195,7 @@ struct LosslessMetadataTests {
             ("an APNG (acTL)", adding("acTL", [0, 0, 0, 1, 0, 0, 0, 0])),
         ]
         for (label, data) in cases {
-            #expect(LosslessMetadata.strippedPNG(data) == nil, "\(label)")
+            #expect(PNGMetadata.stripped(data) == nil, "\(label)")
         }
     }
 
@@ -211,10 +211,10 @@ struct LosslessMetadataTests {
     func realJPEG(_ path: String) throws {
         let source = try Data(contentsOf: try #require(TestPaths.corpora).appendingPathComponent(path))
         #expect(try !Self.metadataFields(source, as: "jpg").isEmpty)
-        let stripped = try #require(LosslessMetadata.strippedJPEG(source))
+        let stripped = try #require(JPEGMetadata.stripped(source))
         #expect(try Self.metadataFields(stripped, as: "jpg") == [])
         #expect(!FixtureBytes.contains(stripped, Array("Exif\0\0".utf8)))  // MPO frames too
-        #expect(LosslessMetadata.strippedJPEG(stripped) == stripped)
+        #expect(JPEGMetadata.stripped(stripped) == stripped)
         try expectSamePixels(source, stripped, as: "jpg")
     }
 
@@ -228,10 +228,10 @@ struct LosslessMetadataTests {
                             "tRNS", "gAMA", "cHRM", "sRGB", "sBIT", "cICP"]
         // libvips reads no text or EXIF after IDAT (exif.png has both there): look at chunks.
         #expect(PNGBytes.chunks(source).contains { !allowed.contains($0.type) })
-        let stripped = try #require(LosslessMetadata.strippedPNG(source))
+        let stripped = try #require(PNGMetadata.stripped(source))
         #expect(try Self.metadataFields(stripped, as: "png") == [])
         #expect(Set(PNGBytes.chunks(stripped).map(\.type)).isSubset(of: allowed))
-        #expect(LosslessMetadata.strippedPNG(stripped) == stripped)
+        #expect(PNGMetadata.stripped(stripped) == stripped)
         try expectSamePixels(source, stripped, as: "png")
     }
 
@@ -239,7 +239,7 @@ struct LosslessMetadataTests {
     func realAPNG() throws {
         let url = try #require(TestPaths.corpora)
             .appendingPathComponent("pillow/Tests/images/iss634.apng")
-        #expect(LosslessMetadata.strippedPNG(try Data(contentsOf: url)) == nil)
+        #expect(PNGMetadata.stripped(try Data(contentsOf: url)) == nil)
     }
 }
 

@@ -22,6 +22,9 @@ struct DecodedImage: @unchecked Sendable {
     /// A local source's stamp when `sourceDigest` was taken: if the file has another by the
     /// time an output is made, its pixels may not be the bytes the digest names.
     var sourceStamp: FileIndex.Stamp?
+    /// For lazy pixels: reads the source again on its own and returns its error, or nil when
+    /// it decodes cleanly, so that a failed render can say whether the source was at fault.
+    var faultCheck: (@Sendable (StageWatch) -> ImagingError?)?
 
     /// Height of one frame of `image`.
     var frameHeight: Int { image.height / max(1, frames) }

@@ -8,9 +8,17 @@ import Foundation
 /// embedded ICC profile (its colours must be converted), 16-bit or CMYK data, several frames, a
 /// `quality` the row asks for, or an encoder flag that changes that format (progressive JPEG,
 /// PNG palette). Formats without a lossless metadata stripper here are always re-encoded.
+///
+/// The strippers (`JPEGMetadata`, `PNGMetadata`, `WebPMetadata`) edit only the container: the
+/// compressed image data is copied byte for byte, and anything they cannot read with
+/// certainty gives nil, so the output is encoded instead. Dropping APP2/iCCP and APP1/eXIf is
+/// lossless for how the image looks because only sources with no ICC profile and orientation 1
+/// pass through.
 enum PassThrough {
-    /// Whether an output of `spec` as `format` from a source with `header` is the source itself.
-    static func applies(_ header: ImageHeader, spec: ThumbnailSpec, format: OutputFormat) -> Bool {
+    /// Whether an output of `spec` as `format`, laid out as `plan`, from a source with `header`
+    /// is the source itself.
+    static func applies(_ header: ImageHeader, spec: ThumbnailSpec, format: OutputFormat,
+                        plan: ThumbnailGeometry) -> Bool {
         guard header.format == format, spec.quality == nil, header.orientation == 1,
               header.frames == 1, !header.hasICCProfile, header.isEightBit, header.isSRGBOrGrey
         else { return false }
@@ -20,8 +28,6 @@ enum PassThrough {
         case .webp: break
         default: return false
         }
-        let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth,
-                                     sourceHeight: header.orientedHeight, spec: spec)
         return plan.regionX == 0 && plan.regionY == 0
             && plan.regionWidth == Double(header.orientedWidth)
             && plan.regionHeight == Double(header.orientedHeight)
@@ -34,8 +40,8 @@ enum PassThrough {
     static func bytes(of path: String, format: OutputFormat) -> Data? {
         guard let data = FileManager.default.contents(atPath: path) else { return nil }
         switch format {
-        case .jpeg: return LosslessMetadata.strippedJPEG(data)
-        case .png: return LosslessMetadata.strippedPNG(data)
+        case .jpeg: return JPEGMetadata.stripped(data)
+        case .png: return PNGMetadata.stripped(data)
         case .webp: return WebPMetadata.strictlyStripped(data)
         default: return nil
         }

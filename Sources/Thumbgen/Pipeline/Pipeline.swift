@@ -168,7 +168,8 @@ public final class Pipeline: Sendable {
             self.deliver(result)
         }
         let (task, isNew) = registry.task(for: job, make: makeTask)
-        let render = RenderOperation(job: job, decode: task.decode)
+        let render = RenderOperation(job: job, decode: task.decode, limits: configuration.limits,
+                                     cancellation: cancellation)
         let write = WriteOperation(job: job, render: render, delivery: delivery,
                                    cache: configuration.cache)
         render.queuePriority = request.priority.queuePriority

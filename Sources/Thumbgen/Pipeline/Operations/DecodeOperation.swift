@@ -6,19 +6,18 @@ import Synchronization
 /// them needs; with several jobs the pixels are decoded once into memory, with one they stay
 /// lazy and stream through that job's encode.
 final class DecodeOperation: Operation, @unchecked Sendable {
-    /// How the source is opened; a failed render re-reads it the same way to tell a broken
-    /// source from a failed encode.
+    /// How the source is opened.
     let decoder: SourceDecoder
     private let identify: IdentifyOperation
-    private let outcome = Mutex<Result<DecodedImage, ThumbnailFailure>?>(nil)
-    private let outcomes = Mutex<[ObjectIdentifier: Result<DecodedImage, ThumbnailFailure>]>([:])
+    private let outcome = Mutex<Result<DecodedRow, ThumbnailFailure>?>(nil)
+    private let outcomes = Mutex<[ObjectIdentifier: Result<DecodedRow, ThumbnailFailure>]>([:])
     private let startedAt = Mutex<ContinuousClock.Instant?>(nil)
     /// The run's stop button: stops the decode when pressed.
     let cancellation: Cancellation?
 
-    /// The decoded image for `job`, or the failure; nil if the operation was cancelled before
-    /// it ran, or the job never reached it (served from the cache, failed before).
-    func result(for job: Job) -> Result<DecodedImage, ThumbnailFailure>? {
+    /// What `job` renders from, or the failure; nil if the operation was cancelled before it
+    /// ran, or the job never reached it (served from the cache, failed before).
+    func result(for job: Job) -> Result<DecodedRow, ThumbnailFailure>? {
         outcomes.withLock { $0[ObjectIdentifier(job)] } ?? outcome.withLock { $0 }
     }
     /// When the decode began, for the jobs' stage times.
@@ -85,11 +84,12 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             }
         }
         func scale(_ job: Job) -> Double { plans[ObjectIdentifier(job)]?.requiredScale ?? 1 }
+        func format(_ job: Job) -> OutputFormat {
+            FormatResolver.resolve(job.request.spec.format, outTemplate: job.request.outTemplate,
+                                   source: header.format)
+        }
         func allFrames(_ job: Job) -> Bool {
-            let request = job.request
-            return request.spec.animated && SourceDecoder.canAnimate(header)
-                && FormatResolver.resolve(request.spec.format, outTemplate: request.outTemplate,
-                                          source: header.format).canAnimate
+            job.request.spec.animated && SourceDecoder.canAnimate(header) && format(job).canAnimate
         }
         let groups = Dictionary(grouping: accepted) {
             DecodeKey(scale: ShrinkOnLoad.loadedScale(loader: header.loader, requiredScale: scale($0),
@@ -102,13 +102,25 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         let shares = groups.flatMap { key, group in key.allFrames ? group.map { [$0] } : [group] }
         for group in shares {
             let allFrames = allFrames(group[0])
-            let result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
+            var result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
                                 allFrames: allFrames, digest: digest, keepAlive: keepAlive, watch: watch)
                 .map { decoded in
                     var decoded = decoded
                     decoded.sourceStamp = stamp
                     return decoded
                 }
+            func passesThrough(_ job: Job) -> Bool {
+                guard let plan = plans[ObjectIdentifier(job)] else { return false }
+                return PassThrough.applies(header, spec: job.request.spec, format: format(job), plan: plan)
+            }
+            if case .success(let decoded) = result, !decoded.isInMemory, let only = group.first,
+               passesThrough(only), let path = decoded.path,
+               let error = decoder.decodeError(path: path, watch: watch) {
+                // The bytes go out as they are, so they must decode cleanly: lazy pixels are
+                // read through here, where a broken source is a decode failure (shared pixels
+                // were read into memory already).
+                result = .failure(.imaging(error, src: only.request.sourceText, stage: .decodeFailed))
+            }
             // A decode killed by the deadline failed because of it: every row of the stage
             // reports the timeout, not the libvips error the kill caused.
             if case .failure = result, watch.isPastDeadline {
@@ -116,7 +128,12 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             }
             if case .success = result { group.forEach { $0.loaded(info) } }
             outcomes.withLock { outcomes in
-                for job in group { outcomes[ObjectIdentifier(job)] = result }
+                for job in group {
+                    guard let plan = plans[ObjectIdentifier(job)] else { continue }
+                    outcomes[ObjectIdentifier(job)] = result.map {
+                        DecodedRow(decoded: $0, geometry: plan, format: format(job), passesThrough: passesThrough(job))
+                    }
+                }
             }
         }
     }
@@ -152,9 +169,27 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             }
             decoded.keepAlive = keepAlive
             decoded.sourceDigest = digest
+            if !decoded.isInMemory, let path = decoded.path {
+                // Lazy pixels fail in the render when the source is broken; the render then
+                // asks this whether the source is at fault, by reading it again on its own.
+                let decoder = decoder
+                decoded.faultCheck = { watch in decoder.decodeError(path: path, watch: watch) }
+            }
             return .success(decoded)
         } catch {
             return .failure(.imaging(error, src: jobs[0].request.sourceText, stage: .decodeFailed))
         }
     }
+}
+
+/// What one row renders from: the decoded source (perhaps shared), its layout and output
+/// format (worked out once, here), and whether the source's own bytes are the output.
+struct DecodedRow: Sendable {
+    var decoded: DecodedImage
+    /// Where the row's output comes from in the source, and its size.
+    var geometry: ThumbnailGeometry
+    /// The output format, `auto` resolved.
+    var format: OutputFormat
+    /// Whether the source passes through (`PassThrough`): checked to decode cleanly already.
+    var passesThrough: Bool
 }
