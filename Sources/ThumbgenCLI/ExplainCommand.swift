@@ -30,20 +30,8 @@ struct ExplainCommand: ParsableCommand {
     @Flag(help: "Read standard input as JSON Lines rather than CSV.")
     var jsonLines = false
 
-    @OptionGroup(title: "Cache")
-    var cache: CacheOptions
-
-    @OptionGroup(title: "Column defaults")
-    var defaults: ColumnDefaults
-
-    @OptionGroup(title: "Output formats")
-    var formats: FormatOptions
-
-    @OptionGroup(title: "HTTP sources")
-    var fetch: FetchOptions
-
-    @OptionGroup(title: "Image limits")
-    var limits: LimitOptions
+    @OptionGroup
+    var recipe: RecipeOptions
 
     func validate() throws {
         if rows.isEmpty { throw ValidationError("name at least one row (its number or its id)") }
@@ -51,9 +39,9 @@ struct ExplainCommand: ParsableCommand {
 
     func run() throws {
         var configuration = PipelineConfiguration(outputDirectory: out.map { URL(fileURLWithPath: $0) })
-        configuration.limits = limits.limits(fetch: fetch)
-        configuration.cache = cache.openToLook()
-        configuration.offline = cache.offline
+        configuration.limits = recipe.limits.limits(fetch: recipe.fetch)
+        configuration.cache = recipe.cache.openToLook()
+        configuration.offline = recipe.cache.offline
         let explainer = Explainer(configuration: configuration)
         let reader: ManifestReader
         do {
@@ -62,8 +50,7 @@ struct ExplainCommand: ParsableCommand {
             printError(error.description)
             throw ExitStatus.unusable
         }
-        var parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
-        parser.encoding = formats.encoding
+        let parser = recipe.parser(baseDirectory: reader.baseDirectory)
         let wanted = Set(rows)
         var found: [Explanation] = []
         var matched: Set<String> = []

@@ -11,27 +11,15 @@ struct ManifestOptions: ParsableArguments {
     @OptionGroup(title: "Run")
     var run: RunOptions
 
-    @OptionGroup(title: "Cache")
-    var cache: CacheOptions
-
-    @OptionGroup(title: "Column defaults")
-    var defaults: ColumnDefaults
-
-    @OptionGroup(title: "Output formats")
-    var formats: FormatOptions
-
-    @OptionGroup(title: "HTTP sources")
-    var fetch: FetchOptions
-
-    @OptionGroup(title: "Image limits")
-    var limits: LimitOptions
+    @OptionGroup
+    var recipe: RecipeOptions
 
     /// Runs the manifest as `command` (`render` or `warm`), writing under `outputDirectory`
     /// (nil: into the cache only); `dryRun` plans it and opens the cache only to look.
     func execute(command: String, outputDirectory: URL?, dryRun: Bool = false) throws {
         let configuration = try run.configuration(
-            outputDirectory: outputDirectory, fetch: fetch, limits: limits, cache: cache, lookOnly: dryRun)
-        try run.runner(manifest: manifest, defaults: defaults, formats: formats, command: command)
-            .run(configuration, dryRun: dryRun)
+            outputDirectory: outputDirectory, fetch: recipe.fetch, limits: recipe.limits, cache: recipe.cache,
+            lookOnly: dryRun)
+        try run.runner(manifest: manifest, recipe: recipe, command: command).run(configuration, dryRun: dryRun)
     }
 }

@@ -24,9 +24,8 @@ struct ManifestRunner {
     /// How progress is shown.
     var progress: ProgressDisplay.Style
     var failOn: FailOn
-    var defaults: ColumnDefaults
-    /// Per-format encoder settings for every row.
-    var encoding: EncodingOptions
+    /// The column defaults and encoder flags every row gets.
+    var recipe: RecipeOptions
     /// `render` or `warm`, for the cache's run log.
     var command: String
 
@@ -68,8 +67,7 @@ struct ManifestRunner {
                 throw fail("\(error)", ExitStatus.unusable)
             }
         }
-        var parser = RowParser(defaults: defaults.values, baseDirectory: reader.baseDirectory)
-        parser.encoding = encoding
+        let parser = recipe.parser(baseDirectory: reader.baseDirectory)
 
         var manifestError: ManifestError?
         do {

@@ -67,13 +67,11 @@ struct RunOptions: ParsableArguments {
         return configuration
     }
 
-    /// The runner for `manifest` with these options.
-    func runner(manifest: String, defaults: ColumnDefaults, formats: FormatOptions,
-                command: String) -> ManifestRunner {
+    /// The runner for `manifest` with these options and `recipe`'s.
+    func runner(manifest: String, recipe: RecipeOptions, command: String) -> ManifestRunner {
         ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, html: html,
                        events: events, quiet: quiet, verbose: verbose,
                        progress: ProgressDisplay.style(progress, quiet: quiet),
-                       failOn: failOn, defaults: defaults, encoding: formats.encoding,
-                       command: command)
+                       failOn: failOn, recipe: recipe, command: command)
     }
 }

@@ -18,7 +18,7 @@ struct WarmCommand: ParsableCommand {
     var manifest: ManifestOptions
 
     func validate() throws {
-        if manifest.cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
+        if manifest.recipe.cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
         if manifest.run.html != nil { throw ValidationError("warm writes no outputs to show; use --html with render") }
     }
 
