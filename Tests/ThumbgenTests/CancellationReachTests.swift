@@ -12,7 +12,7 @@ struct CancellationReachTests {
     static func slowImage() throws -> VipsImageRef {
         let raw = StageTimeoutTests.noise(width: 1000, height: 1000)
         let pointer = try raw.vipsImage()
-        return try VipsImageRef(owning: pointer).resized(hscale: 6, vscale: 6, kernel: VIPS_KERNEL_LANCZOS3)
+        return try VipsImageRef(owning: pointer).resized(hscale: 6, vscale: 6, kernel: .lanczos3)
     }
 
     @Test("An evaluation under a pressed button stops with an error instead of running to its end")

@@ -1,5 +1,3 @@
-import CVips
-
 /// Opens image files through libvips with shrink-on-load and orientation applied, within
 /// `ImagingLimits`.
 ///
@@ -9,16 +7,6 @@ import CVips
 struct SourceDecoder: Sendable {
     /// The limits every source is held to (pixels, frames, bytes, time, strictness).
     var limits = ImagingLimits()
-
-    /// libvips' `fail_on` for `limits.strictness`.
-    var failOn: VipsFailOn {
-        switch limits.strictness {
-        case .none: return VIPS_FAIL_ON_NONE
-        case .truncated: return VIPS_FAIL_ON_TRUNCATED
-        case .error: return VIPS_FAIL_ON_ERROR
-        case .warning: return VIPS_FAIL_ON_WARNING
-        }
-    }
 
     /// A file opened far enough to read its header; no pixels are decoded yet.
     struct OpenedSource: @unchecked Sendable {
@@ -41,12 +29,9 @@ struct SourceDecoder: Sendable {
         try checkPixels(header, frames: 1)
         var opened = OpenedSource(path: path, loader: loader, image: image, header: header)
         if header.loader == "heifload",
-           let thumbnail = tg_heifload_thumbnail(path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue), Int32(failOn.rawValue)) {
-            let width = Int(vips_image_get_width(thumbnail))
-            tg_unref(thumbnail)
-            if width < image.width { opened.heifThumbnailScale = Double(width) / Double(image.width) }
-        } else if header.loader == "heifload" {
-            vips_error_clear()
+           let width = VipsImageRef.heifThumbnailWidth(path: path, strictness: limits.strictness),
+           width < image.width {
+            opened.heifThumbnailScale = Double(width) / Double(image.width)
         }
         return opened
     }
@@ -72,40 +57,30 @@ struct SourceDecoder: Sendable {
             try checkPixels(header, frames: header.frames)
         }
         // Turning or flipping reads rows out of order, which a sequential load cannot serve.
-        let access = header.orientation == 1 ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM
-        let accessCode = Int32(access.rawValue), failCode = Int32(failOn.rawValue)
-        let reopen = access != VIPS_ACCESS_SEQUENTIAL || allFrames
+        let access: VipsImageRef.Access = header.orientation == 1 ? .sequential : .random
+        let strictness = limits.strictness
+        let reopen = access != .sequential || allFrames
         var image = source.image
         switch header.loader {
         case "jpegload":
             let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale)
             if factor > 1 || reopen {
-                image = try VipsImageRef.make("jpegload") {
-                    tg_jpegload_shrink(path, $0, accessCode, failCode, Int32(factor))
-                }
+                image = try VipsImageRef.loadJPEG(path: path, shrinkFactor: factor, access: access,
+                                                  strictness: strictness)
             }
         case "webpload":
             let scale = ShrinkOnLoad.webpScale(requiredScale: requiredScale)
             if scale < 1 || reopen {
-                image = try VipsImageRef.make("webpload") {
-                    tg_webpload_scale(path, $0, accessCode, failCode, scale, allFrames ? -1 : 1)
-                }
+                image = try VipsImageRef.loadWebP(path: path, scale: scale, allFrames: allFrames,
+                                                  access: access, strictness: strictness)
             }
         case "heifload" where ShrinkOnLoad.heifUsesThumbnail(
             requiredScale: requiredScale, thumbnailScale: source.heifThumbnailScale):
-            guard let pointer = tg_heifload_thumbnail(path, accessCode, failCode) else {
-                throw .libvips(operation: "heifload", message: VipsErrorBuffer.take())
-            }
-            image = VipsImageRef(owning: pointer)
+            image = try VipsImageRef.loadHEIFThumbnail(path: path, access: access, strictness: strictness)
         default:
             if reopen {
-                let loader = source.loader
-                let pointer = allFrames ? tg_load_with_all_pages(loader, path, accessCode, failCode)
-                    : tg_load_with(loader, path, accessCode, failCode)
-                guard let pointer else {
-                    throw .libvips(operation: loader, message: VipsErrorBuffer.take())
-                }
-                image = VipsImageRef(owning: pointer)
+                image = try VipsImageRef.load(source.loader, path: path, access: access,
+                                              strictness: strictness, allFrames: allFrames)
             }
         }
         if header.orientation != 1 {
@@ -145,32 +120,29 @@ struct SourceDecoder: Sendable {
     private func openImage(path: String) throws(ImagingError) -> (String, VipsImageRef) {
         VipsErrorBuffer.clear()
         guard let loader = VipsRuntime.loader(for: path) else {
-            vips_error_clear()
+            VipsErrorBuffer.clear()
             throw .unsupportedFormat(path: path)
         }
         if loader == "pngload", let problem = PNGPreflight.problem(path: path) {
             throw .libvips(operation: "pngload", message: problem)
         }
-        guard let pointer = tg_load_with(loader, path, Int32(VIPS_ACCESS_SEQUENTIAL.rawValue),
-                                         Int32(failOn.rawValue)) else {
-            throw .libvips(operation: loader, message: VipsErrorBuffer.take())
-        }
-        return (loader, VipsImageRef(owning: pointer))
+        let image = try VipsImageRef.load(loader, path: path, access: .sequential,
+                                          strictness: limits.strictness)
+        return (loader, image)
     }
 
     private func header(of image: VipsImageRef) -> ImageHeader {
         let orientation = (1...8).contains(image.orientation) ? image.orientation : 1
         let swapped = orientation >= 5
-        let interpretation = image.interpretation
+        let colourSpace = image.colourSpace
         return ImageHeader(
             loader: image.loader ?? "unknown",
             orientedWidth: swapped ? image.height : image.width,
             orientedHeight: swapped ? image.width : image.height,
             orientation: orientation,
             frames: max(1, image.pageCount),
-            isSRGBOrGrey: interpretation == VIPS_INTERPRETATION_sRGB
-                || interpretation == VIPS_INTERPRETATION_B_W,
-            isEightBit: image.bandFormat == VIPS_FORMAT_UCHAR,
+            isSRGBOrGrey: colourSpace == .sRGB || colourSpace == .grey,
+            isEightBit: image.bandFormat == .uint8,
             hasAlpha: image.hasAlpha,
             hasICCProfile: image.hasICCProfile)
     }

@@ -1,5 +1,3 @@
-import CVips
-
 /// Turns a decoded source into one output's pixels: crop, resample, colour, alpha, canvas.
 ///
 /// The result is lazy: libvips computes it during the encode, so the CPU cost lands there.
@@ -23,7 +21,7 @@ struct ThumbnailRenderer: Sendable {
         // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
         // a smart gravity crops where libvips finds the most attention or entropy (on a still
         // image only: on an animation the crop would jump from frame to frame).
-        if frames == 1, cropsOnly, resized, let interesting = spec.gravity.interesting {
+        if frames == 1, cropsOnly, resized, let measure = spec.gravity.smartCropMeasure {
             // vips_smartcrop reads every pixel while it is built, and the encode reads them
             // again: a source opened for one sequential pass cannot serve both ("out of order
             // read"). So the scaled pixels are made once, into memory, here: outside the graph
@@ -34,18 +32,18 @@ struct ThumbnailRenderer: Sendable {
             let pixels = try own.copiedToMemory()
             watch.enter("render", evaluating: pixels)
             return try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-                try pixels.smartCropped(to: plan.canvasWidth, plan.canvasHeight, interesting: interesting)
+                try pixels.smartCropped(to: plan.canvasWidth, plan.canvasHeight, by: measure)
             }
         }
         return try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
             var image = scaled
             if resized {
-                let grey = image.interpretation == VIPS_INTERPRETATION_B_W
+                let grey = image.colourSpace == .grey
                 var background = spec.background.colour(grey: grey)
                 if image.hasAlpha { background.append(Double(spec.background.alpha)) }
                 image = try eachFrame(of: image, frames: frames) { frame throws(ImagingError) in
                     try frame.placed(on: plan.canvasWidth, plan.canvasHeight,
-                                     at: spec.gravity.compassDirection, background: background)
+                                     at: spec.gravity, background: background)
                 }
             }
             // The savers tell frames apart by `page-height`, which still holds the source's.
@@ -78,7 +76,7 @@ struct ThumbnailRenderer: Sendable {
         // 2. Resample, premultiplied so that transparent pixels do not bleed their colour.
         if plan.scaledWidth != w || plan.scaledHeight != h {
             image = try resample(image, toWidth: plan.scaledWidth, height: plan.scaledHeight * frames,
-                                 kernel: spec.kernel.vipsKernel)
+                                 kernel: spec.kernel)
             guard image.height == plan.scaledHeight * frames else {
                 throw .libvips(operation: "resize", message: "\(frames) frames came out "
                                + "\(image.height) rows high, not \(plan.scaledHeight * frames)")
@@ -89,7 +87,7 @@ struct ThumbnailRenderer: Sendable {
         // Grey stays grey where the format can store it and no colour is painted in.
         let keepGrey = format.keepsGrey && spec.background.isGrey
         image = try toOutputColour(image, grey: keepGrey)
-        let grey = image.interpretation == VIPS_INTERPRETATION_B_W
+        let grey = image.colourSpace == .grey
 
         // 4. Alpha: flattened for formats without it; added where padding must be transparent.
         let willPad = plan.canvasWidth > plan.scaledWidth || plan.canvasHeight > plan.scaledHeight
@@ -118,7 +116,7 @@ struct ThumbnailRenderer: Sendable {
     }
 
     private func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,
-                          kernel: VipsKernel) throws(ImagingError) -> VipsImageRef {
+                          kernel: Kernel) throws(ImagingError) -> VipsImageRef {
         let hscale = Double(width) / Double(input.width)
         let vscale = Double(height) / Double(input.height)
         guard input.hasAlpha else {
@@ -134,8 +132,7 @@ struct ThumbnailRenderer: Sendable {
     /// The pixels as 8-bit sRGB, or 8-bit grey when `grey` allows and the source is grey.
     private func toOutputColour(_ input: VipsImageRef, grey: Bool) throws(ImagingError) -> VipsImageRef {
         var image = input
-        let sourceIsGrey = image.interpretation == VIPS_INTERPRETATION_B_W
-            || image.interpretation == VIPS_INTERPRETATION_GREY16
+        let sourceIsGrey = image.colourSpace == .grey || image.colourSpace == .grey16
         // Float scRGB and the like skip any profile: libvips hands lcms device values only as
         // 8- or 16-bit integers, so linear 0–1 floats would come out black. libvips' own
         // conversion below knows those spaces without a profile (as `vips thumbnail` does).
@@ -143,12 +140,12 @@ struct ThumbnailRenderer: Sendable {
             image = try throughProfile(image)
         }
         // From RGB16 or GREY16 this scales every band to 8 bits, alpha included.
-        let target = grey && sourceIsGrey ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB
-        if image.interpretation != target {
+        let target: VipsImageRef.ColourSpace = grey && sourceIsGrey ? .grey : .sRGB
+        if image.colourSpace != target {
             image = try image.colourspace(target)
         }
-        if image.bandFormat != VIPS_FORMAT_UCHAR {
-            image = try image.cast(VIPS_FORMAT_UCHAR)
+        if image.bandFormat != .uint8 {
+            image = try image.cast(.uint8)
         }
         return image
     }
@@ -163,63 +160,33 @@ struct ThumbnailRenderer: Sendable {
                 return try image.iccToSRGB(fallbackProfile: "srgb")
             } catch {
                 let bare = try image.withoutMetadata()
-                return bare.interpretation == VIPS_INTERPRETATION_CMYK
+                return bare.colourSpace == .cmyk
                     ? try bare.iccToSRGB(fallbackProfile: "cmyk") : bare
             }
         }
-        return image.interpretation == VIPS_INTERPRETATION_CMYK
+        return image.colourSpace == .cmyk
             ? try image.iccToSRGB(fallbackProfile: "cmyk") : image
     }
 
     /// Whether an ICC transform can read `image`: 8- or 16-bit integers in a device space (RGB,
     /// grey or CMYK), the only pixels libvips passes to lcms without casting them to 8 bits.
     private func profileCanRead(_ image: VipsImageRef) -> Bool {
-        let deviceSpaces = [VIPS_INTERPRETATION_sRGB, VIPS_INTERPRETATION_RGB, VIPS_INTERPRETATION_RGB16,
-                            VIPS_INTERPRETATION_B_W, VIPS_INTERPRETATION_GREY16, VIPS_INTERPRETATION_CMYK,
-                            VIPS_INTERPRETATION_MULTIBAND]
+        let deviceSpaces: [VipsImageRef.ColourSpace] = [.sRGB, .rgb, .rgb16, .grey, .grey16, .cmyk,
+                                                          .multiband]
         let format = image.bandFormat
-        return (format == VIPS_FORMAT_UCHAR || format == VIPS_FORMAT_USHORT)
-            && deviceSpaces.contains(image.interpretation)
+        return (format == .uint8 || format == .uint16) && deviceSpaces.contains(image.colourSpace)
     }
 
     private func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
 }
 
-extension Kernel {
-    var vipsKernel: VipsKernel {
-        switch self {
-        case .nearest: return VIPS_KERNEL_NEAREST
-        case .linear: return VIPS_KERNEL_LINEAR
-        case .cubic: return VIPS_KERNEL_CUBIC
-        case .mitchell: return VIPS_KERNEL_MITCHELL
-        case .lanczos2: return VIPS_KERNEL_LANCZOS2
-        case .lanczos3: return VIPS_KERNEL_LANCZOS3
-        }
-    }
-}
-
 extension Gravity {
-    /// The libvips measure a smart gravity crops by; nil for fixed positions.
-    var interesting: VipsInteresting? {
+    /// The measure a smart gravity crops by; nil for fixed positions.
+    var smartCropMeasure: VipsImageRef.SmartCropMeasure? {
         switch self {
-        case .attention: return VIPS_INTERESTING_ATTENTION
-        case .entropy: return VIPS_INTERESTING_ENTROPY
+        case .attention: return .attention
+        case .entropy: return .entropy
         default: return nil
-        }
-    }
-
-    /// Where a fixed gravity places the image; smart ones pad like `center`.
-    var compassDirection: VipsCompassDirection {
-        switch self {
-        case .center, .attention, .entropy: return VIPS_COMPASS_DIRECTION_CENTRE
-        case .top: return VIPS_COMPASS_DIRECTION_NORTH
-        case .bottom: return VIPS_COMPASS_DIRECTION_SOUTH
-        case .left: return VIPS_COMPASS_DIRECTION_WEST
-        case .right: return VIPS_COMPASS_DIRECTION_EAST
-        case .topLeft: return VIPS_COMPASS_DIRECTION_NORTH_WEST
-        case .topRight: return VIPS_COMPASS_DIRECTION_NORTH_EAST
-        case .bottomLeft: return VIPS_COMPASS_DIRECTION_SOUTH_WEST
-        case .bottomRight: return VIPS_COMPASS_DIRECTION_SOUTH_EAST
         }
     }
 }

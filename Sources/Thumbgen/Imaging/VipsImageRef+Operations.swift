@@ -21,26 +21,6 @@ extension VipsImageRef {
         try Self.make("autorot") { tg_autorot(pointer, $0) }
     }
 
-    /// Converts to sRGB through the embedded ICC profile, or `fallbackProfile` without one;
-    /// a 16-bit image comes out as 16-bit RGB16, any other as 8-bit sRGB.
-    func iccToSRGB(fallbackProfile: String) throws(ImagingError) -> VipsImageRef {
-        // At 8 bits libvips would clip a 16-bit alpha band to 255 (opaque) instead of scaling it.
-        let depth: Int32 = bandFormat == VIPS_FORMAT_USHORT ? 16 : 8
-        return try Self.make("icc_transform") {
-            tg_icc_transform_depth(pointer, $0, "srgb", fallbackProfile, depth)
-        }
-    }
-
-    /// Converts to another colour space (libvips picks the route).
-    func colourspace(_ space: VipsInterpretation) throws(ImagingError) -> VipsImageRef {
-        try Self.make("colourspace") { tg_colourspace(pointer, $0, space) }
-    }
-
-    /// Converts band values to `format`, clipping values out of its range.
-    func cast(_ format: VipsBandFormat) throws(ImagingError) -> VipsImageRef {
-        try Self.make("cast") { tg_cast_unshifted(pointer, $0, format) }
-    }
-
     /// Cuts out a rectangle.
     func extractArea(x: Int, y: Int, width: Int, height: Int) throws(ImagingError) -> VipsImageRef {
         try Self.make("extract_area") {
@@ -49,8 +29,8 @@ extension VipsImageRef {
     }
 
     /// Scales by separate horizontal and vertical factors with `kernel`.
-    func resized(hscale: Double, vscale: Double, kernel: VipsKernel) throws(ImagingError) -> VipsImageRef {
-        try Self.make("resize") { tg_resize(pointer, $0, hscale, vscale, kernel) }
+    func resized(hscale: Double, vscale: Double, kernel: Kernel) throws(ImagingError) -> VipsImageRef {
+        try Self.make("resize") { tg_resize(pointer, $0, hscale, vscale, kernel.vipsKernel) }
     }
 
     /// Multiplies colour by alpha, so that resampling does not bleed hidden colours.
@@ -63,25 +43,34 @@ extension VipsImageRef {
         try Self.make("unpremultiply") { tg_unpremultiply(pointer, $0) }
     }
 
-    /// Places the image on a `width`×`height` canvas at `direction`, padding with `background`
-    /// (one value per band) or cropping where the canvas is smaller.
+    /// Places the image on a `width`×`height` canvas at `gravity` (a smart one places it like
+    /// `center`), padding with `background` (one value per band) or cropping where the canvas
+    /// is smaller.
     func placed(
-        on width: Int, _ height: Int, at direction: VipsCompassDirection, background: [Double]
+        on width: Int, _ height: Int, at gravity: Gravity, background: [Double]
     ) throws(ImagingError) -> VipsImageRef {
         try Self.make("gravity") { out in
             background.withUnsafeBufferPointer {
-                tg_gravity(pointer, out, direction, Int32(width), Int32(height), $0.baseAddress,
-                           Int32($0.count))
+                tg_gravity(pointer, out, gravity.compassDirection, Int32(width), Int32(height),
+                           $0.baseAddress, Int32($0.count))
             }
         }
     }
 
-    /// Crops to `width`×`height` around the region libvips finds most interesting.
-    func smartCropped(to width: Int, _ height: Int, interesting: VipsInteresting)
+    /// What a smart crop keeps: the region that scores highest by this measure.
+    enum SmartCropMeasure: Sendable {
+        /// The region most likely to draw the eye.
+        case attention
+        /// The region with the most detail.
+        case entropy
+    }
+
+    /// Crops to `width`×`height` around the region that scores highest by `measure`.
+    func smartCropped(to width: Int, _ height: Int, by measure: SmartCropMeasure)
         throws(ImagingError) -> VipsImageRef
     {
         try Self.make("smartcrop") {
-            tg_smartcrop(pointer, $0, Int32(width), Int32(height), interesting)
+            tg_smartcrop(pointer, $0, Int32(width), Int32(height), measure.vipsInteresting)
         }
     }
 
@@ -160,5 +149,46 @@ extension VipsImageRef {
             throw ImagingError.libvips(operation: "copy_memory", message: VipsErrorBuffer.take())
         }
         return VipsImageRef(owning: out)
+    }
+}
+
+extension Kernel {
+    /// The libvips kernel of the same name.
+    fileprivate var vipsKernel: VipsKernel {
+        switch self {
+        case .nearest: return VIPS_KERNEL_NEAREST
+        case .linear: return VIPS_KERNEL_LINEAR
+        case .cubic: return VIPS_KERNEL_CUBIC
+        case .mitchell: return VIPS_KERNEL_MITCHELL
+        case .lanczos2: return VIPS_KERNEL_LANCZOS2
+        case .lanczos3: return VIPS_KERNEL_LANCZOS3
+        }
+    }
+}
+
+extension Gravity {
+    /// Where a fixed gravity places the image; smart ones pad like `center`.
+    fileprivate var compassDirection: VipsCompassDirection {
+        switch self {
+        case .center, .attention, .entropy: return VIPS_COMPASS_DIRECTION_CENTRE
+        case .top: return VIPS_COMPASS_DIRECTION_NORTH
+        case .bottom: return VIPS_COMPASS_DIRECTION_SOUTH
+        case .left: return VIPS_COMPASS_DIRECTION_WEST
+        case .right: return VIPS_COMPASS_DIRECTION_EAST
+        case .topLeft: return VIPS_COMPASS_DIRECTION_NORTH_WEST
+        case .topRight: return VIPS_COMPASS_DIRECTION_NORTH_EAST
+        case .bottomLeft: return VIPS_COMPASS_DIRECTION_SOUTH_WEST
+        case .bottomRight: return VIPS_COMPASS_DIRECTION_SOUTH_EAST
+        }
+    }
+}
+
+extension VipsImageRef.SmartCropMeasure {
+    /// The libvips measure of the same name.
+    fileprivate var vipsInteresting: VipsInteresting {
+        switch self {
+        case .attention: return VIPS_INTERESTING_ATTENTION
+        case .entropy: return VIPS_INTERESTING_ENTROPY
+        }
     }
 }

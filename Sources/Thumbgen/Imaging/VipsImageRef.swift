@@ -3,11 +3,14 @@ import CVips
 /// Owns one reference to a libvips image and releases it when the Swift object goes away.
 ///
 /// libvips images are immutable once built and safe to read from several threads, which is
-/// why this type may cross threads. Every operation returns a new owner; in the library the C
-/// pointer never leaves this file, `VipsImageRef+Operations.swift` and `VipsImageRef+Saving.swift`.
+/// why this type may cross threads. Every operation returns a new owner. Opening files, reading
+/// properties and every operation are Swift-typed (`VipsImageRef+*.swift`), so that the rest of
+/// the library never sees libvips' C types.
 final class VipsImageRef: @unchecked Sendable {
-    /// The image. Internal rather than private to the wrapper files only because tests set
-    /// metadata on fixtures through it (`LosslessMetadataTests`).
+    /// The image. Internal because Swift has no access level for a group of files: in the
+    /// library only the `Vips*.swift` wrapper files read it (`LayeringTests` fails on any other
+    /// use under Sources/Thumbgen); outside it, tests set metadata on fixtures through it
+    /// (`LosslessMetadataTests`).
     let pointer: UnsafeMutablePointer<VipsImage>
 
     /// Takes ownership of a reference the caller already holds.
@@ -30,10 +33,6 @@ final class VipsImageRef: @unchecked Sendable {
     var hasAlpha: Bool { vips_image_hasalpha(pointer) != 0 }
     /// EXIF-style orientation 1–8 (1 when absent).
     var orientation: Int { Int(vips_image_get_orientation(pointer)) }
-    /// How libvips interprets the pixels (sRGB, B_W, CMYK, ...).
-    var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
-    /// The numeric format of each band value.
-    var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
     /// Pages (frames) in the file this image was loaded from; 1 for a single image.
     var pageCount: Int { Int(vips_image_get_n_pages(pointer)) }
     /// Height of one page: the image is its pages stacked top to bottom.

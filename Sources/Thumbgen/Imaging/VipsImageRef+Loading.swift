@@ -1,0 +1,98 @@
+import CVips
+
+/// Opening files through exactly one named libvips loader (`FormatSniffer` picks it), so that
+/// no other loader's sniffer ever runs.
+extension VipsImageRef {
+    /// The order a loader is asked to deliver rows in.
+    enum Access: Sendable {
+        /// Top to bottom, once: the loader streams and keeps little in memory.
+        case sequential
+        /// Any order (turning or flipping needs it), at the cost of decoding the whole image.
+        case random
+    }
+
+    /// Opens `path` with the loader named `loader` (`jpegload`, `pngload`, ...); with
+    /// `allFrames`, every page, stacked top to bottom. A failure is reported under `loader`.
+    static func load(_ loader: String, path: String, access: Access, strictness: DecodeStrictness,
+                     allFrames: Bool = false) throws(ImagingError) -> VipsImageRef
+    {
+        let accessCode = access.vipsCode, failCode = strictness.vipsCode
+        let pointer = allFrames ? tg_load_with_all_pages(loader, path, accessCode, failCode)
+            : tg_load_with(loader, path, accessCode, failCode)
+        guard let pointer else {
+            throw .libvips(operation: loader, message: VipsErrorBuffer.take())
+        }
+        return VipsImageRef(owning: pointer)
+    }
+
+    /// Opens a JPEG shrunk on load by `factor` (1, 2, 4 or 8): the DCT skips the pixels it
+    /// would drop.
+    static func loadJPEG(path: String, shrinkFactor factor: Int, access: Access,
+                         strictness: DecodeStrictness) throws(ImagingError) -> VipsImageRef
+    {
+        let accessCode = access.vipsCode, failCode = strictness.vipsCode
+        return try make("jpegload") {
+            tg_jpegload_shrink(path, $0, accessCode, failCode, Int32(factor))
+        }
+    }
+
+    /// Opens a WebP decoded straight to `scale` (in (0, 1]) of its size; with `allFrames`, every
+    /// frame, stacked top to bottom.
+    static func loadWebP(path: String, scale: Double, allFrames: Bool, access: Access,
+                         strictness: DecodeStrictness) throws(ImagingError) -> VipsImageRef
+    {
+        let accessCode = access.vipsCode, failCode = strictness.vipsCode
+        return try make("webpload") {
+            tg_webpload_scale(path, $0, accessCode, failCode, scale, allFrames ? -1 : 1)
+        }
+    }
+
+    /// Opens a HEIF's embedded thumbnail (its primary image when it has none).
+    static func loadHEIFThumbnail(path: String, access: Access, strictness: DecodeStrictness)
+        throws(ImagingError) -> VipsImageRef
+    {
+        guard let pointer = tg_heifload_thumbnail(path, access.vipsCode, strictness.vipsCode) else {
+            throw .libvips(operation: "heifload", message: VipsErrorBuffer.take())
+        }
+        return VipsImageRef(owning: pointer)
+    }
+
+    /// The width of what `loadHEIFThumbnail` opens, read from its header; nil when it cannot be
+    /// opened, whose error text is dropped: a missing thumbnail is no failure of the row.
+    static func heifThumbnailWidth(path: String, strictness: DecodeStrictness) -> Int? {
+        // A bare pointer rather than an owner: only the header is read before the image is
+        // dropped, and a loader compiles no vector code, so the unref needs no VipsGraphLock.
+        guard let thumbnail = tg_heifload_thumbnail(path, Access.sequential.vipsCode,
+                                                    strictness.vipsCode) else {
+            vips_error_clear()
+            return nil
+        }
+        let width = Int(vips_image_get_width(thumbnail))
+        tg_unref(thumbnail)
+        return width
+    }
+}
+
+extension VipsImageRef.Access {
+    /// The `VipsAccess` value, as the loading shims take it.
+    fileprivate var vipsCode: Int32 {
+        switch self {
+        case .sequential: return Int32(VIPS_ACCESS_SEQUENTIAL.rawValue)
+        case .random: return Int32(VIPS_ACCESS_RANDOM.rawValue)
+        }
+    }
+}
+
+extension DecodeStrictness {
+    /// libvips' `fail_on` (a `VipsFailOn` value), as the loading shims take it.
+    fileprivate var vipsCode: Int32 {
+        let failOn: VipsFailOn
+        switch self {
+        case .none: failOn = VIPS_FAIL_ON_NONE
+        case .truncated: failOn = VIPS_FAIL_ON_TRUNCATED
+        case .error: failOn = VIPS_FAIL_ON_ERROR
+        case .warning: failOn = VIPS_FAIL_ON_WARNING
+        }
+        return Int32(failOn.rawValue)
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// C stays in the wrapper files: the library reaches libvips only from `Vips*.swift` files and
+/// libcurl only from `Fetching/Curl*.swift`, so that everything else deals in Swift types and a
+/// C resource has one place where it is owned and freed. Read from the source tree, textually.
+@Suite("Layering")
+struct LayeringTests {
+    /// The library's sources, found from this file (`Tests/ThumbgenTests/LayeringTests.swift`).
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Sources/Thumbgen").standardizedFileURL
+
+    /// libvips' functions and constants, `CVips`' shims (libcurl's shims, `tg_curl_`, are
+    /// `curlSymbols`' business) and the GLib calls that free what libvips hands out.
+    static let vipsSymbols = #"vips_|tg_(?!curl_)[a-z]|VIPS_|g_free|g_object"#
+    /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).
+    static let imagePointer = #"\.pointer\b"#
+    /// libcurl's functions, shims, types and constants.
+    static let curlSymbols = #"curl_|CURL"#
+
+    /// One source line that matched where it should not.
+    struct Hit: CustomStringConvertible {
+        /// The file, relative to Sources/Thumbgen.
+        var file: String
+        /// The line number, from 1.
+        var line: Int
+        /// The line, trimmed.
+        var text: String
+
+        /// `file:line: text`, as compilers print a place.
+        var description: String { "\(file):\(line): \(text)" }
+    }
+
+    /// Lines matching `pattern` in the Swift files under Sources/Thumbgen that `allowed` (given
+    /// the path relative to Sources/Thumbgen) does not exempt; comment lines are skipped, since
+    /// they may name the C they explain. `scanned` counts the files read.
+    static func hits(of pattern: String, outside allowed: (String) -> Bool) throws
+        -> (hits: [Hit], scanned: Int)
+    {
+        let regex = try Regex(pattern)
+        let files = try FileManager.default.subpathsOfDirectory(atPath: sources.path)
+            .filter { $0.hasSuffix(".swift") }.sorted()
+        var found: [Hit] = []
+        for file in files where !allowed(file) {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if !trimmed.hasPrefix("//") && trimmed.contains(regex) {
+                    found.append(Hit(file: file, line: index + 1, text: trimmed))
+                }
+            }
+        }
+        return (found, files.count)
+    }
+
+    /// Whether `file` (relative to Sources/Thumbgen) is a libvips wrapper file.
+    static func isVipsWrapper(_ file: String) -> Bool {
+        (file as NSString).lastPathComponent.hasPrefix("Vips")
+    }
+
+    /// Whether `file` (relative to Sources/Thumbgen) is a libcurl wrapper file.
+    static func isCurlWrapper(_ file: String) -> Bool {
+        file.hasPrefix("Fetching/") && (file as NSString).lastPathComponent.hasPrefix("Curl")
+    }
+
+    @Test("The patterns find C in the wrapper files, so a clean result means something")
+    func patternsSeeTheWrappers() throws {
+        let vips = try Self.hits(of: Self.vipsSymbols) { !Self.isVipsWrapper($0) }
+        #expect(vips.scanned > 50, "only \(vips.scanned) Swift files under \(Self.sources.path)")
+        #expect(vips.hits.contains { $0.file.hasSuffix("Imaging/VipsImageRef+Loading.swift") })
+        #expect(try Self.hits(of: Self.imagePointer) { !Self.isVipsWrapper($0) }.hits.count > 0)
+        #expect(try Self.hits(of: Self.curlSymbols) { !Self.isCurlWrapper($0) }.hits.count > 0)
+    }
+
+    @Test("libvips C symbols appear only in Vips*.swift files")
+    func vipsStaysInItsWrappers() throws {
+        let found = try Self.hits(of: Self.vipsSymbols, outside: Self.isVipsWrapper).hits
+        let lines = found.map(\.description).joined(separator: "\n")
+        #expect(found.isEmpty, "libvips C outside the Vips*.swift files:\n\(lines)")
+    }
+
+    @Test("VipsImageRef.pointer is read only in Vips*.swift files")
+    func imagePointerStaysInItsWrappers() throws {
+        let found = try Self.hits(of: Self.imagePointer, outside: Self.isVipsWrapper).hits
+        let lines = found.map(\.description).joined(separator: "\n")
+        #expect(found.isEmpty, "VipsImageRef.pointer outside the Vips*.swift files:\n\(lines)")
+    }
+
+    // Fails today (HTTPFetcher.swift and TransferLoop.swift name libcurl); confining Fetching
+    // is under way on another branch.
+    @Test("libcurl C symbols appear only in Fetching/Curl*.swift files",
+          .disabled("until Fetching is confined"))
+    func curlStaysInItsWrappers() throws {
+        let found = try Self.hits(of: Self.curlSymbols, outside: Self.isCurlWrapper).hits
+        let lines = found.map(\.description).joined(separator: "\n")
+        #expect(found.isEmpty, "libcurl C outside the Fetching/Curl*.swift files:\n\(lines)")
+    }
+}
