@@ -2,14 +2,12 @@
 ///
 /// The result is lazy: libvips computes it during the encode, so the CPU cost lands there.
 struct ThumbnailRenderer: Sendable {
-    /// Builds the output image of `spec` from `decoded`, for writing as `format`. `watch`
-    /// bounds and cancels the one evaluation made here (for smart crop).
-    func render(_ decoded: DecodedImage, spec: ThumbnailSpec, format: OutputFormat,
+    /// Builds the output image of `spec`, laid out as `plan` (the decode works it out once per
+    /// row), from `decoded`, for writing as `format`. `watch` bounds and cancels the one
+    /// evaluation made here (for smart crop).
+    func render(_ decoded: DecodedImage, spec: ThumbnailSpec, plan: ThumbnailGeometry, format: OutputFormat,
                 watch: StageWatch) throws(ImagingError) -> VipsImageRef
     {
-        let header = decoded.header
-        let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth,
-                                     sourceHeight: header.orientedHeight, spec: spec)
         // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
         let scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
             try scale(decoded, plan: plan, spec: spec, format: format)
