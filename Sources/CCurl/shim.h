@@ -2,8 +2,8 @@
 //
 // curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic, which Swift cannot
 // call; each shim fixes one argument type and returns libcurl's result, which the Swift side
-// checks for every option (CurlTransfer: an option an older libcurl lacks must not pass
-// silently). Callbacks are plain C function pointers that receive the transfer's context
+// checks for every option (CurlTransfer, CurlMulti: an option an older libcurl lacks must not
+// pass silently). Callbacks are plain C function pointers that receive the transfer's context
 // pointer. Policy lives in Swift (Sources/Thumbgen/Fetching).
 #ifndef THUMBGEN_CCURL_SHIM_H
 #define THUMBGEN_CCURL_SHIM_H

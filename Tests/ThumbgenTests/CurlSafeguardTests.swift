@@ -6,9 +6,12 @@ import Testing
 /// `CURLOPT_PREREQFUNCTION`) is needed unless `--allow-private-network` is given; the protocol
 /// restriction always is (7.85's `CURLOPT_PROTOCOLS_STR`, else the older bitmask).
 ///
+/// The transfer loop's connection limits (`CURLMOPT_*`, libcurl 7.30) are checked the same way.
+///
 /// This machine's libcurl has every option, so the tests make one fail with the test-only
-/// `THUMBGEN_FAULT_CURL_OPTION`, which makes thumbgen's setopt wrapper answer
-/// `CURLE_UNKNOWN_OPTION` for the options it names, as an older libcurl would.
+/// `THUMBGEN_FAULT_CURL_OPTION`, which makes thumbgen's setopt wrappers answer
+/// `CURLE_UNKNOWN_OPTION` (`CURLM_UNKNOWN_OPTION`) for the options it names, as an older
+/// libcurl would.
 @Suite("Fetching: libcurl options that cannot be set")
 struct CurlSafeguardTests {
     /// A workspace whose JPEG the server serves.
@@ -19,7 +22,7 @@ struct CurlSafeguardTests {
     }
 
     /// Runs a manifest of `paths` on the server, with libcurl refusing `failing` (comma-separated
-    /// option names, `CURLOPT_` left off) and `extra` flags; returns the run and its report.
+    /// option names, `CURLOPT_` optional) and `extra` flags; returns the run and its report.
     static func run(_ space: Workspace, _ server: FaultServer, _ paths: [String], failing: String,
                     _ extra: [String] = []) async throws -> (CLIResult, Report) {
         let manifest = try space.folder.write(
@@ -93,6 +96,24 @@ struct CurlSafeguardTests {
         let row = try #require(report.row(2))
         #expect(row.error?.code == "fetch_setup_failed", "\(String(describing: row.error))")
         #expect(row.error?.message.contains("CURLOPT_PROTOCOLS") == true, "\(String(describing: row.error))")
+        #expect(try server.counts().total == 0, "a request reached the server")
+    }
+
+    @Test("A connection limit libcurl refuses fails the URL row before any request, naming the limit")
+    func connectionLimitRefused() async throws {
+        let (space, server) = try Self.serve()
+        let (result, report) = try await Self.run(space, server, ["/img/q.jpg"],
+                                                  failing: "CURLMOPT_MAX_HOST_CONNECTIONS",
+                                                  ["--allow-private-network"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let row = try #require(report.row(2))
+        #expect(row.status == "failed")
+        #expect(row.error?.code == "fetch_setup_failed", "\(String(describing: row.error))")
+        let message = row.error?.message ?? ""
+        for part in ["CURLMOPT_MAX_HOST_CONNECTIONS", "--host-connections", "7.30"] {
+            #expect(message.contains(part), "\(part) in \(message)")
+        }
+        #expect(row.http == nil || row.http?.attempts == 0, "\(String(describing: row.http))")
         #expect(try server.counts().total == 0, "a request reached the server")
     }
 

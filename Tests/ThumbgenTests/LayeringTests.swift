@@ -86,10 +86,7 @@ struct LayeringTests {
         #expect(found.isEmpty, "VipsImageRef.pointer outside the Vips*.swift files:\n\(lines)")
     }
 
-    // Fails today (HTTPFetcher.swift and TransferLoop.swift name libcurl); confining Fetching
-    // is under way on another branch.
-    @Test("libcurl C symbols appear only in Fetching/Curl*.swift files",
-          .disabled("until Fetching is confined"))
+    @Test("libcurl C symbols appear only in Fetching/Curl*.swift files")
     func curlStaysInItsWrappers() throws {
         let found = try Self.hits(of: Self.curlSymbols, outside: Self.isCurlWrapper).hits
         let lines = found.map(\.description).joined(separator: "\n")

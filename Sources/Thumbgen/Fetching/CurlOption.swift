@@ -1,5 +1,4 @@
 import CCurl
-import Foundation
 
 /// The libcurl options thumbgen sets on a transfer, under libcurl's own names (without
 /// `CURLOPT_`), so that an option libcurl refuses can be named in the row's error.
@@ -63,16 +62,8 @@ enum CurlOption: String, CaseIterable, Sendable {
         }
     }
 
-    /// TEST ONLY. The options named in `THUMBGEN_FAULT_CURL_OPTION` (comma-separated, with or
-    /// without `CURLOPT_`), which `CurlTransfer`'s setopt wrapper, and nothing else, answers with
-    /// `CURLE_UNKNOWN_OPTION` without asking libcurl: what a libcurl too old for them says. It
-    /// lets the tests reach the refusals with a libcurl that has every option. It can only make
-    /// thumbgen refuse a transfer or take the older equivalent of an option, never skip a check.
-    static let refusedForTesting: Set<CurlOption> = {
-        guard let names = ProcessInfo.processInfo.environment["THUMBGEN_FAULT_CURL_OPTION"] else { return [] }
-        return Set(names.split(separator: ",").compactMap { name in
-            let bare = name.trimmingCharacters(in: .whitespaces)
-            return CurlOption(rawValue: bare.hasPrefix("CURLOPT_") ? String(bare.dropFirst(8)) : bare)
-        })
-    }()
+    /// TEST ONLY. The options `THUMBGEN_FAULT_CURL_OPTION` names (see `CurlFaultInjection`),
+    /// which `CurlTransfer`'s setopt wrapper answers with `CURLE_UNKNOWN_OPTION`.
+    static let refusedForTesting: Set<CurlOption> = Set(
+        CurlFaultInjection.refusedOptions(prefix: "CURLOPT_").compactMap(CurlOption.init(rawValue:)))
 }

@@ -2,12 +2,13 @@ import CCurl
 import Crypto
 import Foundation
 
-/// One HTTP request on one libcurl easy handle, streaming its body into a file.
+/// One HTTP request on one libcurl easy handle, streaming its body into the file it opens.
 ///
-/// The handle and every C callback's context belong to this object; the transfer loop keeps it
-/// alive while libcurl uses it. Limits are enforced inside the callbacks: the body is cut off
-/// the moment it passes `maxBytes`, and a connection to a non-public address is refused before
-/// the request is sent.
+/// The handle, the file and every C callback's context belong to this object; the transfer
+/// loop keeps it alive while libcurl uses it, and `end(_:)` lets go of the file (closing it)
+/// as soon as the transfer is over. Limits are enforced inside the callbacks: the body is cut
+/// off the moment it passes `maxBytes`, and a connection to a non-public address is refused
+/// before the request is sent.
 ///
 /// Every option set is checked: a transfer libcurl cannot be set up for as asked is never
 /// started (`FetchError.setup`, naming the option), for a libcurl that silently lacked the
@@ -16,7 +17,8 @@ final class CurlTransfer: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
     let url: URL
     private let policy: FetchPolicy
-    private let file: Int32
+    /// Where the body goes, until the transfer ends; its descriptor closes when this lets go.
+    private var file: DownloadFile?
     private let errorBuffer: UnsafeMutablePointer<CChar>
     // Touched only on the loop's thread while the transfer runs, read after it finishes.
     private(set) var bytes: Int64 = 0
@@ -29,10 +31,12 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastReceived: curl_off_t = -1
     private var lastProgress = ContinuousClock.now
 
-    /// Prepares a GET of `url` into the open file descriptor `file` (not closed here), with
-    /// extra request header lines such as `If-None-Match: "abc"`; throws when libcurl cannot
-    /// start a transfer or refuses an option.
-    init(url: URL, file: Int32, policy: FetchPolicy, headers: [String] = []) throws(FetchError) {
+    /// Prepares a GET of `url` into the file at `path` (created or truncated), with extra
+    /// request header lines such as `If-None-Match: "abc"`; throws when the file cannot be
+    /// opened, libcurl cannot start a transfer or refuses an option.
+    init(url: URL, into path: String, policy: FetchPolicy, headers: [String] = []) throws(FetchError) {
+        // The file first: a path that cannot be written is reported as such, whatever libcurl says.
+        let file = try DownloadFile(path: path)
         guard let handle = curl_easy_init() else { throw .other("libcurl could not start a transfer") }
         self.handle = handle
         self.url = url
@@ -152,9 +156,7 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return 0
         }
-        guard DescriptorIO.writeAll(file, UnsafeRawBufferPointer(start: data, count: count)) else {
-            return 0
-        }
+        guard file?.write(UnsafeRawBufferPointer(start: data, count: count)) == true else { return 0 }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(start: data, count: count))
         bytes += Int64(count)
         return count
@@ -197,6 +199,13 @@ final class CurlTransfer: @unchecked Sendable {
         if policy.allowPrivateNetwork || !AddressGuard.isNonPublic(address) { return true }
         refusedAddress = address
         return false
+    }
+
+    /// Ends the transfer, libcurl having finished it (or `CurlMulti` aborted it) with `code`:
+    /// lets go of the file, so it is closed before anyone reads it, and says how it went.
+    func end(_ code: CURLcode) -> CurlResult {
+        file = nil
+        return CurlResult(code, of: self)
     }
 
     /// The SHA-256 of the body as written to the file (after any content decoding): the

@@ -1,35 +1,30 @@
 import Foundation
-import Synchronization
 
-/// The file one download attempt writes into, open for writing: its one owner.
+/// The file one download attempt writes into, open for writing: the one owner of its descriptor.
 ///
-/// The descriptor is closed exactly once, by `close()` as soon as the transfer ends (before
-/// anyone reads the file), or in `deinit` on a path that gave up first, so no early return
-/// can leak it.
+/// The descriptor is opened in `init` and closed in `deinit`, nowhere else. Its transfer
+/// (`CurlTransfer`) holds the only reference and lets go of it the moment the transfer ends, so
+/// the file is closed before anyone reads it, and no early return can leak it.
 final class DownloadFile: Sendable {
-    /// The open descriptor, for libcurl's write callback (`CurlTransfer`); valid until `close()`.
-    let descriptor: Int32
-    /// Whether it is still open.
-    private let open = Mutex(true)
+    /// The open descriptor; it never leaves this object, so it cannot be used after `deinit`.
+    private let descriptor: Int32
 
-    /// Creates or truncates the file at `path` (mode 0600); nil, with errno saying why, when it
-    /// cannot be opened.
-    init?(path: String) {
-        let descriptor = Foundation.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { return nil }
+    /// Creates or truncates the file at `path` (mode 0600); throws, with the system's reason,
+    /// when it cannot be opened.
+    init(path: String) throws(FetchError) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw .other("\(path): cannot write: \(String(cString: strerror(errno)))")
+        }
         self.descriptor = descriptor
     }
 
-    /// Closes the descriptor now; later calls do nothing.
-    func close() {
-        let wasOpen = open.withLock { isOpen in
-            defer { isOpen = false }
-            return isOpen
-        }
-        if wasOpen { _ = Foundation.close(descriptor) }
+    deinit {
+        _ = close(descriptor)
     }
 
-    deinit {
-        close()
+    /// Appends `bytes`; false (errno says why) when the write fails.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        DescriptorIO.writeAll(descriptor, bytes)
     }
 }

@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 import Synchronization
 
@@ -7,26 +6,28 @@ import Synchronization
 public final class HTTPFetcher: Sendable {
     /// The limits and manners in force.
     public let policy: FetchPolicy
-    private let loop: TransferLoop
+    /// The loop every transfer runs on, or why libcurl would not set one up: then every fetch
+    /// fails with that reason at once, sending nothing.
+    private let loop: Result<TransferLoop, FetchError>
     private let retry: RetryPolicy
 
     /// A fetcher with its own transfer loop.
     public init(policy: FetchPolicy = FetchPolicy()) {
         self.policy = policy
-        self.loop = TransferLoop(policy: policy)
+        self.loop = Result { () throws(FetchError) in try TransferLoop(policy: policy) }
         self.retry = RetryPolicy(policy: policy)
     }
 
     deinit {
-        loop.stop()
+        if case .success(let loop) = loop { loop.stop() }
     }
 
     /// A download in progress; `cancel()` aborts it (the completion then gets `.cancelled`).
     public final class Fetch: Sendable {
         fileprivate let state = Mutex<(transfer: CurlTransfer?, cancelled: Bool)>((nil, false))
-        fileprivate let loop: TransferLoop
+        fileprivate let loop: TransferLoop?
 
-        fileprivate init(loop: TransferLoop) {
+        fileprivate init(loop: TransferLoop?) {
             self.loop = loop
         }
 
@@ -36,7 +37,7 @@ public final class HTTPFetcher: Sendable {
                 state.cancelled = true
                 return state.transfer
             }
-            if let transfer { loop.cancel(transfer) }
+            if let transfer { loop?.cancel(transfer) }
         }
 
         fileprivate var isCancelled: Bool { state.withLock { $0.cancelled } }
@@ -52,7 +53,7 @@ public final class HTTPFetcher: Sendable {
                       completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void)
         -> Fetch
     {
-        let download = Fetch(loop: loop)
+        let download = Fetch(loop: try? loop.get())
         attempt(1, url: url, path: path, rank: (priority, order), headers: headers,
                 download: download, completion: completion)
         return download
@@ -61,17 +62,13 @@ public final class HTTPFetcher: Sendable {
     private func attempt(_ number: Int, url: URL, path: String, rank: (priority: Int, order: Int),
                          headers: [String], download: Fetch,
                          completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) {
-        guard let file = DownloadFile(path: path) else {
-            let reason = String(cString: strerror(errno))
-            return completion(.failure(FetchFailure(error: .other("\(path): cannot write: \(reason)"),
-                                                    attempts: number - 1, status: 0)))
-        }
-        let transfer: CurlTransfer
+        let loop: TransferLoop, transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(url: url, file: file.descriptor, policy: policy, headers: headers)
+            // Not retried: the same libcurl refuses the same option again, and the same path
+            // stays unwritable. Nothing was sent.
+            loop = try self.loop.get()
+            transfer = try CurlTransfer(url: url, into: path, policy: policy, headers: headers)
         } catch {
-            // Not retried: the same libcurl refuses the same option again. Nothing was sent.
-            file.close()
             return completion(.failure(FetchFailure(error: error, attempts: number - 1, status: 0)))
         }
         let proceed = download.state.withLock { state -> Bool in
@@ -80,12 +77,10 @@ public final class HTTPFetcher: Sendable {
             return true
         }
         guard proceed else {
-            file.close()
             return completion(.failure(FetchFailure(error: .cancelled, attempts: number - 1, status: 0)))
         }
-        loop.add(transfer, priority: rank.priority, order: rank.order) { [self] code in
-            file.close()
-            let outcome = result(of: transfer, code: code, attempts: number)
+        loop.add(transfer, priority: rank.priority, order: rank.order) { [self] ended in
+            let outcome = result(of: transfer, ended, attempts: number)
             guard case .failure(let failure) = outcome, retry.isRetryable(failure.error),
                   number <= policy.retries, !download.isCancelled else {
                 if download.isCancelled {
@@ -102,26 +97,20 @@ public final class HTTPFetcher: Sendable {
         }
     }
 
-    private func result(of transfer: CurlTransfer, code: CURLcode, attempts: Int)
+    private func result(of transfer: CurlTransfer, _ ended: CurlResult, attempts: Int)
         -> Result<FetchResponse, FetchFailure>
     {
-        classify(transfer, code: code, attempts: attempts).mapError {
+        classify(transfer, ended, attempts: attempts).mapError {
             FetchFailure(error: $0, attempts: attempts, status: transfer.status)
         }
     }
 
-    private func classify(_ transfer: CurlTransfer, code: CURLcode, attempts: Int)
+    /// The response, or the error row reports give, for a transfer that ended as `ended`.
+    private func classify(_ transfer: CurlTransfer, _ ended: CurlResult, attempts: Int)
         -> Result<FetchResponse, FetchError>
     {
-        if let address = transfer.refusedAddress { return .failure(.forbiddenAddress(address)) }
-        if transfer.stalled {
-            return .failure(.timeout("nothing received for \(policy.stallTimeout) s"))
-        }
-        if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
-            return .failure(.tooLarge(limit: policy.maxBytes))
-        }
-        switch code {
-        case CURLE_OK:
+        switch ended {
+        case .completed:
             let status = transfer.status
             guard (200...299).contains(status) || status == 304 else {
                 return .failure(.httpStatus(status))
@@ -132,20 +121,15 @@ public final class HTTPFetcher: Sendable {
                 etag: h["etag"], lastModified: h["last-modified"],
                 cacheControl: h["cache-control"], expires: h["expires"], date: h["date"],
                 sha256: status == 304 ? "" : transfer.bodyDigest()))
-        case CURLE_ABORTED_BY_CALLBACK:
-            return .failure(.cancelled)
-        case CURLE_OPERATION_TIMEDOUT:
-            return .failure(.timeout(transfer.message(for: code)))
-        case CURLE_TOO_MANY_REDIRECTS:
-            return .failure(.tooManyRedirects)
-        case CURLE_PARTIAL_FILE:
-            return .failure(.truncated)
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
-             CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_SSL_CONNECT_ERROR,
-             CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            return .failure(.connection(transfer.message(for: code)))
-        default:
-            return .failure(.other(transfer.message(for: code)))
+        case .refusedAddress(let address): return .failure(.forbiddenAddress(address))
+        case .stalled: return .failure(.timeout("nothing received for \(policy.stallTimeout) s"))
+        case .tooLarge: return .failure(.tooLarge(limit: policy.maxBytes))
+        case .aborted: return .failure(.cancelled)
+        case .timedOut(let message): return .failure(.timeout(message))
+        case .tooManyRedirects: return .failure(.tooManyRedirects)
+        case .truncated: return .failure(.truncated)
+        case .connectionFailed(let message): return .failure(.connection(message))
+        case .failed(let message): return .failure(.other(message))
         }
     }
 }

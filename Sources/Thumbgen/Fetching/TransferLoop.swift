@@ -1,27 +1,29 @@
-import CCurl
 import Foundation
 import Synchronization
 
-/// One thread driving every transfer through one libcurl multi handle: many transfers on one
-/// thread, connections reused between them, HTTP/2 multiplexed where the server offers it.
+/// One thread driving every transfer through one `CurlMulti`: many transfers on one thread,
+/// connections reused between them, HTTP/2 multiplexed where the server offers it. This type
+/// decides what runs when; `CurlMulti` holds the libcurl calls.
 ///
 /// Other threads hand transfers in and take them out through `add` and `cancel`, which queue
-/// the change and wake the loop (`curl_multi_wakeup`); only the loop's thread touches the multi
-/// handle. At most `maxInFlight` transfers run; the rest wait here, highest priority first, and
-/// the loop starts the next one the moment one ends (a hop through a thread pool per transfer
-/// cost ~20 ms each while the cores were busy rendering). A finished transfer's completion runs
-/// off the loop's thread.
+/// the change and wake the loop; only the loop's thread touches the multi handle. At most
+/// `maxInFlight` transfers run; the rest wait here, highest priority first, and the loop starts
+/// the next one the moment one ends (a hop through a thread pool per transfer cost ~20 ms each
+/// while the cores were busy rendering). A finished transfer's completion runs off the loop's
+/// thread.
 final class TransferLoop: @unchecked Sendable {
-    typealias Completion = @Sendable (CURLcode) -> Void
+    /// Gets how a transfer ended, on the completions queue.
+    typealias Completion = @Sendable (CurlResult) -> Void
 
-    private let multi: UnsafeMutableRawPointer
+    private let multi: CurlMulti
     private let inbox = Mutex<(adds: [Waiting], removals: [CurlTransfer], stop: Bool)>(([], [], false))
     // Loop thread only:
-    private var running: [UnsafeMutableRawPointer: (CurlTransfer, Completion)] = [:]
+    private var running: [ObjectIdentifier: (transfer: CurlTransfer, completion: Completion)] = [:]
     private var waiting: [Waiting] = []
     private var arrivals = 0
     private let maxInFlight: Int
 
+    /// A transfer in the waiting line, with what orders it there.
     private struct Waiting {
         var transfer: CurlTransfer
         var completion: Completion
@@ -31,13 +33,11 @@ final class TransferLoop: @unchecked Sendable {
     }
     private let completions = DispatchQueue(label: "thumbgen.fetch.completions")
 
-    /// Starts the loop's thread, with the policy's connection limits.
-    init(policy: FetchPolicy) {
-        CurlRuntime.start()
-        multi = curl_multi_init()
+    /// Starts the loop's thread, with the policy's connection limits; throws, starting nothing,
+    /// when libcurl refuses them.
+    init(policy: FetchPolicy) throws(FetchError) {
+        multi = try CurlMulti(policy: policy)
         maxInFlight = max(1, policy.concurrentTransfers)
-        _ = tg_curl_multi_set_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, policy.connectionsPerHost)
-        _ = tg_curl_multi_set_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, policy.concurrentTransfers)
         // The thread holds the loop until `run()` returns (after `stop()`): an unowned
         // reference crashed when a quick run freed the loop before its thread had begun.
         let thread = Thread { [self] in self.run() }
@@ -46,26 +46,26 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// Starts `transfer` when a place is free (higher `priority` first, then lower `order`, then
-    /// first come); `completion` gets libcurl's result code when it ends.
+    /// first come); `completion` gets how it ended.
     func add(_ transfer: CurlTransfer, priority: Int = 0, order: Int = 0,
              completion: @escaping Completion) {
         inbox.withLock {
             $0.adds.append(Waiting(transfer: transfer, completion: completion, priority: priority,
                                    order: order))
         }
-        curl_multi_wakeup(multi)
+        multi.wakeup()
     }
 
-    /// Stops `transfer` at once; its completion gets `CURLE_ABORTED_BY_CALLBACK`.
+    /// Stops `transfer` at once; its completion gets `.aborted`.
     func cancel(_ transfer: CurlTransfer) {
         inbox.withLock { $0.removals.append(transfer) }
-        curl_multi_wakeup(multi)
+        multi.wakeup()
     }
 
     /// Ends the loop once the transfers in flight are abandoned.
     func stop() {
         inbox.withLock { $0.stop = true }
-        curl_multi_wakeup(multi)
+        multi.wakeup()
     }
 
     private func run() {
@@ -81,25 +81,17 @@ final class TransferLoop: @unchecked Sendable {
             }
             for transfer in removals { abort(transfer) }
             if stop {
-                waiting.forEach(abort)
-                for handle in Array(running.keys) { finish(handle, CURLE_ABORTED_BY_CALLBACK) }
-                curl_multi_cleanup(multi)
+                for entry in waiting { abort(entry.transfer) }
+                for entry in Array(running.values) { abort(entry.transfer) }
                 return
             }
             startWaiting()
-            var active: Int32 = 0
-            curl_multi_perform(multi, &active)
-            var queued: Int32 = 0
-            while let message = curl_multi_info_read(multi, &queued) {
-                if message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle {
-                    finish(handle, message.pointee.data.result)
-                }
-            }
+            for (transfer, result) in multi.perform() { finish(transfer, result) }
             if !waiting.isEmpty && running.count < maxInFlight {
                 startWaiting()
-                continue  // perform at once: the new transfers need no poll to begin
+                continue  // perform at once: the new transfers need no wait to begin
             }
-            curl_multi_poll(multi, nil, 0, 1000, nil)
+            multi.wait(milliseconds: 1000)
         }
     }
 
@@ -109,39 +101,32 @@ final class TransferLoop: @unchecked Sendable {
         waiting.sort { ($0.priority, -$0.order, -$0.arrival) > ($1.priority, -$1.order, -$1.arrival) }
         while running.count < maxInFlight, !waiting.isEmpty {
             let next = waiting.removeFirst()
-            next.transfer.markStarted()
-            running[next.transfer.handle] = (next.transfer, next.completion)
-            curl_multi_add_handle(multi, next.transfer.handle)
+            running[ObjectIdentifier(next.transfer)] = (next.transfer, next.completion)
+            multi.start(next.transfer)
         }
     }
 
-    /// Ends a transfer that was cancelled, waiting or running.
+    /// Ends a transfer that was cancelled, waiting or running; one that already ended is left
+    /// alone.
     private func abort(_ transfer: CurlTransfer) {
         if let index = waiting.firstIndex(where: { $0.transfer === transfer }) {
             let entry = waiting.remove(at: index)
-            completions.async { withExtendedLifetime(entry.transfer) { entry.completion(CURLE_ABORTED_BY_CALLBACK) } }
-        } else {
-            finish(transfer.handle, CURLE_ABORTED_BY_CALLBACK)
+            complete(entry.transfer, multi.abort(entry.transfer), entry.completion)
+        } else if let entry = running.removeValue(forKey: ObjectIdentifier(transfer)) {
+            complete(transfer, multi.abort(transfer), entry.completion)
         }
     }
 
-    private func abort(_ entry: Waiting) { abort(entry.transfer) }
+    /// Hands a transfer that libcurl ended to its completion.
+    private func finish(_ transfer: CurlTransfer, _ result: CurlResult) {
+        guard let entry = running.removeValue(forKey: ObjectIdentifier(transfer)) else { return }
+        complete(transfer, result, entry.completion)
+    }
 
-    private func finish(_ handle: UnsafeMutableRawPointer, _ code: CURLcode) {
-        guard let (transfer, completion) = running.removeValue(forKey: handle) else { return }
-        curl_multi_remove_handle(multi, handle)
+    /// Runs `completion` off the loop's thread, keeping the transfer alive until it has.
+    private func complete(_ transfer: CurlTransfer, _ result: CurlResult, _ completion: @escaping Completion) {
         completions.async {
-            withExtendedLifetime(transfer) { completion(code) }
+            withExtendedLifetime(transfer) { completion(result) }
         }
     }
-}
-
-/// Starts libcurl once per process.
-enum CurlRuntime {
-    private static let started: Void = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-    }()
-
-    /// Runs `curl_global_init` the first time; later calls do nothing.
-    static func start() { _ = started }
 }
