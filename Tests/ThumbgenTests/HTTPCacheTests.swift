@@ -101,6 +101,36 @@ struct HTTPCacheTests {
         #expect(ContentDigest.of(blob) == digest)
     }
 
+    @Test("After a 304, a stored source is read only if an output needs its pixels; damaged, it is fetched again")
+    func revalidatedDamagedSource() async throws {
+        let (space, server) = try Self.serve()
+        let path = "/img/q.jpg"  // no freshness headers: revalidated on every run
+        let first = try await Self.run(space, server, [(path, 0)])
+        let digest = try #require(first.report?.row(2)?.source_sha256)
+        let blob = CacheFiles(root: space.cache).blob(digest)
+        try CacheFiles.flipByte(of: blob, at: 200)
+        let damaged = try Data(contentsOf: blob)
+
+        // Every output cached: the 304 serves them, and the body is not read (still damaged).
+        try server.resetCounts()
+        let second = try await Self.run(space, server, [(path, 0)])
+        #expect(second.report?.row(2)?.cache == "revalidated", "\(second.result.stderr)")
+        #expect(try Data(contentsOf: blob) == damaged)
+        #expect(try server.counts().conditional[path, default: 0] == 1)
+
+        // A new size needs the pixels: the damaged body is dropped and downloaded again.
+        try server.resetCounts()
+        let third = try await space.run(
+            manifest: CSV.manifest(["src", "max_age", "out"], [[server.url(path), "0", "big.png"]]),
+            ["--size", "48", "--allow-private-network"])
+        #expect(third.status == 0, "\(third.result.stderr)")
+        let row = try #require(third.report?.row(2))
+        #expect(row.cache == "miss" && row.width == 48 && row.source_sha256 == digest)
+        let counts = try server.counts()
+        #expect(counts[path] == 2 && counts.conditional[path, default: 0] == 1, "\(counts)")
+        #expect(ContentDigest.of(try Data(contentsOf: blob)) == digest)
+    }
+
     @Test("--offline serves what is cached without a connection and fails the rest with not_cached")
     func offline() async throws {
         let (space, server) = try Self.serve()

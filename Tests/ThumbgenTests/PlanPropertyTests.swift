@@ -83,6 +83,32 @@ struct PlanPropertyTests {
         }
     }
 
+    @Test("Offline: a URL with no cache yet, or with a damaged stored body to render from, fails not_cached in both")
+    func offlineEdges() async throws {
+        let space = try Workspace("plan-offline")
+        try space.fixture(.quadrants(width: 100, height: 70), "q.jpg", as: .jpeg)
+        let server = try FaultServer(root: space.folder.url)
+        let url = server.url("/img/q.jpg?max_age=3600")
+        let manifest = CSV.manifest(["src", "size"], [[url, "32"]])
+        let flags = ["--allow-private-network", "--offline"]
+        // No cache directory yet.
+        let dryEmpty = try await space.run(manifest: manifest, flags + ["--dry-run"])
+        let runEmpty = try await space.run(manifest: manifest, flags)
+        #expect(dryEmpty.report?.row(2)?.error?.code == "not_cached", "\(dryEmpty.result.stderr)")
+        #expect(runEmpty.report?.row(2)?.error?.code == "not_cached")
+
+        // Stored, fresh, damaged; the row needs its pixels (a size not made before).
+        let filled = try await space.run(manifest: manifest, ["--allow-private-network"])
+        let digest = try #require(filled.report?.row(2)?.source_sha256)
+        try CacheFiles.flipByte(of: CacheFiles(root: space.cache).blob(digest), at: 200)
+        let other = CSV.manifest(["src", "size"], [[url, "48"]])
+        let dry = try await space.run(manifest: other, flags + ["--dry-run"])
+        let run = try await space.run(manifest: other, flags)
+        #expect(dry.report?.row(2)?.error?.code == "not_cached", "\(dry.result.stderr)")
+        #expect(run.report?.row(2)?.error?.code == "not_cached", "\(run.result.stderr)")
+        #expect(try server.counts().total == 1)  // the filling run's download only
+    }
+
     /// Six to ten rows over the local files and the URL variants, each with a recipe of its
     /// own, each URL at most once.
     static func draw(_ rng: inout SeededGenerator, urls: [String]) -> [Row] {

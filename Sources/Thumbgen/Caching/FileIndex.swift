@@ -45,7 +45,12 @@ struct FileIndex: Sendable {
     func knownDigest(of file: String) -> String? {
         var info = stat()
         guard stat(file, &info) == 0 else { return nil }
-        return recorded(file, stamp: Stamp(info))
+        return knownDigest(of: file, stat: info)
+    }
+
+    /// The same for a file whose `stat` the caller has just taken.
+    func knownDigest(of file: String, stat info: stat) -> String? {
+        recorded(file, stamp: Stamp(info))
     }
 
     /// The digest of the file at `file`: from the record when its stamp is unchanged, else by

@@ -47,13 +47,11 @@ final class DownloadWorkspace: Sendable {
     }
 
     /// A download operation getting `url` by `step` into the run's temporary folder, storing
-    /// what a row with `maxAge` allows; `replan` as `DownloadOperation` takes it.
-    func operation(_ url: URL, maxAge: Int, step: RowPlan.SourceStep,
-                   replan: @escaping @Sendable () -> RowPlan.SourceStep?) -> DownloadOperation {
+    /// what a row with `maxAge` allows.
+    func operation(_ url: URL, maxAge: Int, step: RowPlan.SourceStep) -> DownloadOperation {
         let (fetcher, folder) = parts()
         let storing = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge) }
-        return DownloadOperation(url: url, step: step, replan: replan, into: folder, storing: storing,
-                                 fetcher: { fetcher })
+        return DownloadOperation(url: url, step: step, into: folder, storing: storing, fetcher: { fetcher })
     }
 
     private func parts() -> (HTTPFetcher, URL) {

@@ -20,7 +20,10 @@ final class Job: Sendable {
         var sourceDigest: String?
         var origin: SourceOrigin?
         var outputFromCache = false
-        var handedToCache = false
+        var generation = 0
+        var restarts = 0
+        /// The generation whose operations were made last: its write lets go of them all.
+        var lastOwner = 0
         var source: RowResult.SourceInfo?
     }
 
@@ -45,6 +48,16 @@ final class Job: Sendable {
         state.withLock { $0.plan = plan }
     }
 
+    /// Counts a start again on a new source task (its stored body was damaged); false when the
+    /// job started again before, so that a body that cannot be dropped does not loop.
+    func startsAgain() -> Bool {
+        state.withLock { state in
+            state.restarts += 1
+            // Twice: a second task may have planned from the record before it was dropped.
+            return state.restarts <= 2
+        }
+    }
+
     /// Records what the source is, once its header is read, and reports the load.
     func loaded(_ source: RowResult.SourceInfo) {
         state.withLock { $0.source = source }
@@ -59,23 +72,29 @@ final class Job: Sendable {
         }
     }
 
-    /// Notes that the cache serves this job (perhaps later, once its output path is settled):
-    /// its render and write must not run.
-    func handOverToCache() {
-        state.withLock { $0.handedToCache = true }
-    }
+    /// Which operations may work on the job: those made for its current generation. Operations
+    /// made earlier return without work once the job has moved on (`moveOn()`).
+    var generation: Int { state.withLock { $0.generation } }
 
-    /// Whether the cache serves this job (`handOverToCache`).
-    var isHandedToCache: Bool { state.withLock { $0.handedToCache } }
+    /// Takes the job from the operations made for it so far: the cache serves it (perhaps
+    /// later, once its output path is settled), or it starts again on a new source task. Its
+    /// earlier render and write must not run.
+    func moveOn() {
+        state.withLock { $0.generation += 1 }
+    }
 
     /// Records that the output was served from the cache rather than rendered.
     func recordOutputFromCache() {
         state.withLock { $0.outputFromCache = true }
     }
 
-    /// Remembers the operations that belong to this job only, so that `cancel()` reaches them.
+    /// Holds the operations that belong to this job only (a job that starts again holds those
+    /// of every generation) until the last of them has run (`releaseOperations`).
     func own(_ operations: [Operation]) {
-        state.withLock { $0.operations = operations }
+        state.withLock { state in
+            state.operations += operations
+            state.lastOwner = state.generation
+        }
     }
 
     /// Records how long a stage took.
@@ -108,12 +127,14 @@ final class Job: Sendable {
         if let first { onFinish(self, first) }
     }
 
-    /// Lets go of the job's operations once the last of them has run. The operations hold the
-    /// job, so this breaks the cycle and frees a finished row's images and bytes. It must not
-    /// happen earlier: an operation waiting on a dependency is listed there by a pointer that
-    /// does not keep it alive (swift-corelibs-foundation).
-    func releaseOperations() {
-        let operations = state.withLock { state in
+    /// Lets go of the job's operations once the last of them has run, when `generation` (the
+    /// caller's) made them last. The operations hold the job, so this breaks the cycle and frees
+    /// a finished row's images and bytes. It must not happen earlier: an operation waiting on a
+    /// dependency is listed there by a pointer that does not keep it alive
+    /// (swift-corelibs-foundation).
+    func releaseOperations(madeFor generation: Int) {
+        let operations = state.withLock { state -> [Operation] in
+            guard generation == state.lastOwner else { return [] }
             defer { state.operations = [] }
             return state.operations
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Puts one output in place under `--out`, freshly rendered or from the cache, as its plan
 /// says: names it (its `out` template filled in), takes its path (`OutputClaims`), and writes
@@ -25,14 +26,18 @@ struct OutputDelivery: Sendable {
         }
     }
 
-    /// Delivers the output described by `record` for `request`: writes `bytes`, or, when they
-    /// are nil, leaves the file the plan found holding them (`keep`). `rendered` says whether
-    /// the output was made in this run (a cache-only run reports it `written` into the cache).
-    /// `completion` hears the row's result or failure: at once, or from another thread once
-    /// the path's claim is decided (`OutputClaims`: an earlier row may still be about to take
-    /// the same path). `isWanted` is asked right before a file is written: a row that ended
-    /// meanwhile (cancelled) writes nothing.
-    func deliver(_ record: OutputRecord, for request: ThumbnailRequest, bytes: Data?, rendered: Bool,
+    /// Delivers the output described by `record` for `request` (at `planned`, the path its plan
+    /// found, else its `out` template filled in): writes `bytes`, or, when they
+    /// are nil, leaves the file the plan found holding them (`keep`; should the row have waited
+    /// for its path meanwhile, the file is checked again, and `cached` gives the bytes to
+    /// write if it changed). `rendered` says whether the output was made in this run (a
+    /// cache-only run reports it `written` into the cache). `completion` hears the row's result
+    /// or failure: at once, or from another thread once the path's claim is decided
+    /// (`OutputClaims`: an earlier row may still be about to take the same path). `isWanted` is
+    /// asked right before a file is written: a row that ended meanwhile (cancelled) writes
+    /// nothing.
+    func deliver(_ record: OutputRecord, for request: ThumbnailRequest, at planned: String? = nil,
+                 bytes: Data?, rendered: Bool, cached: @escaping @Sendable () -> Data? = { nil },
                  isWanted: @escaping @Sendable () -> Bool = { true },
                  completion: @escaping @Sendable (Result<RowResult, ThumbnailFailure>) -> Void) {
         var result = RowResult(
@@ -44,23 +49,30 @@ struct OutputDelivery: Sendable {
             return completion(.success(result))
         }
         let path: String
-        switch Self.path(of: record, for: request) {
-        case .success(let found): path = found
-        case .failure(let failure): return completion(.failure(failure))
+        if let planned {
+            path = planned
+        } else {
+            switch Self.path(of: record, for: request) {
+            case .success(let found): path = found
+            case .failure(let failure): return completion(.failure(failure))
+            }
         }
         result.out = path
         let found = result
-        let write: @Sendable () -> Result<RowResult, ThumbnailFailure> = {
+        let write: @Sendable (_ waited: Bool) -> Result<RowResult, ThumbnailFailure> = { waited in
             guard isWanted() else {
                 return .failure(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
             }
-            return Self.write(found, bytes: bytes, to: path, with: writer)
+            return Self.write(found, record: record, bytes: bytes, waited: waited, cached: cached,
+                              to: path, with: writer)
         }
-        guard let claims else { return completion(write()) }
+        guard let claims else { return completion(write(false)) }
+        // Whether `claim` has returned: a decision after that comes from a row that waited.
+        let returned = Mutex(false)
         claims.claim(row: request.row, path: path, sha256: record.sha256) { decision in
             switch decision {
             case .write:
-                let delivery = write()
+                let delivery = write(returned.withLock { $0 })
                 // Nothing was written: the path is not the row's after all.
                 if case .failure = delivery { claims.release(row: request.row, path: path) }
                 completion(delivery)
@@ -71,19 +83,30 @@ struct OutputDelivery: Sendable {
                     + "\(other) writes other bytes to \(path); give one of them another out")))
             }
         }
+        returned.withLock { $0 = true }
     }
 
-    /// Writes `result`'s output to `path`; without `bytes`, checks only that the file left in
-    /// place is inside `--out`.
-    private static func write(_ result: RowResult, bytes: Data?, to path: String,
+    /// Writes `result`'s output to `path`. Without `bytes` the plan found the file holding
+    /// them: only its path is checked (it must not lead outside `--out`), and, when the row
+    /// `waited` for its path, whether it still holds them (else `cached`'s bytes are written).
+    private static func write(_ result: RowResult, record: OutputRecord, bytes: Data?, waited: Bool,
+                              cached: () -> Data?, to path: String,
                               with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {
         var result = result
         do {
-            guard let bytes else {
-                try writer.confine(path)
-                return .success(result)
+            var data = bytes
+            if data == nil {
+                let file = try writer.confinedPath(path)
+                if !waited || AtomicFileWriter.fileHolds(file, sha256: record.sha256, size: record.bytes) {
+                    return .success(result)
+                }
+                data = cached()
             }
-            let outcome = try writer.write(bytes, to: path)
+            guard let data else {
+                return .failure(ThumbnailFailure(.writeFailed, "\(result.src): \(path) changed while "
+                                                 + "the row waited for it, and the cached output is gone; run again"))
+            }
+            let outcome = try writer.write(data, to: path)
             result.status = outcome == .written ? .written : .unchanged
             return .success(result)
         } catch {

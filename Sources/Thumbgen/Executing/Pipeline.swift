@@ -132,7 +132,8 @@ public final class Pipeline: Sendable {
         case .keep, .copy:
             guard let record = plan.output else { return enqueue(request, plan: plan) }
             let (mode, delivery) = (mode, delivery)
-            delivery.deliver(record, for: request, bytes: plan.bytes, rendered: false,
+            delivery.deliver(record, for: request, at: plan.path, bytes: plan.bytes, rendered: false,
+                             cached: cachedBytes(of: plan),
                              isWanted: { [weak self] in !(self?.isCancelled ?? true) }) { [self] outcome in
                 var result: RowResult
                 switch outcome {
@@ -158,7 +159,7 @@ public final class Pipeline: Sendable {
         while !gate.enter(row: row, timeout: .milliseconds(50)) { flush() }
     }
 
-    /// Makes an admitted row's job and operations, sharing its source's task when one is open.
+    /// Makes an admitted row's job, carrying out `plan`, and schedules it.
     private func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
         if case .remote = request.source { widenForDownloads() }
         let job = Job(request: request, plan: plan, mode: mode, onEvent: configuration.onEvent) {
@@ -167,6 +168,13 @@ public final class Pipeline: Sendable {
             self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
             self.deliver(result)
         }
+        schedule(job)
+    }
+
+    /// Makes a job's operations for its current generation, sharing its source's task when
+    /// one is open, and batches them for the queues.
+    private func schedule(_ job: Job) {
+        let request = job.request
         let (task, isNew) = registry.task(for: job, make: makeTask)
         let render = RenderOperation(job: job, decode: task.decode, limits: configuration.limits,
                                      cancellation: cancellation)
@@ -195,22 +203,55 @@ public final class Pipeline: Sendable {
         if batchFull { flush() }
     }
 
+    /// Carries out the plan a job was given once its source's digest was known (or after its
+    /// stored body turned out damaged), when it does not render from the bytes in hand: a
+    /// failure, the cache serving it, or a start again on a new source task.
+    private func carryOut(_ plan: RowPlan, for job: Job) {
+        switch plan.action {
+        case .fail:
+            job.fail(plan.failure ?? ThumbnailFailure(.invalidRow, "\(job.request.sourceText): no plan"))
+        case .keep, .copy:
+            guard let record = plan.output else { return job.fail(ThumbnailFailure(
+                .writeFailed, "\(job.request.sourceText): the cached output went missing")) }
+            job.moveOn()
+            job.recordOutputFromCache()
+            delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
+                             cached: cachedBytes(of: plan), isWanted: { !job.isFinished }) { outcome in
+                switch outcome {
+                case .success(let result): job.finish(result)
+                case .failure(let failure): job.fail(failure)
+                }
+            }
+        case .render, .read, .fetch, .revalidate:
+            job.moveOn()
+            schedule(job)
+            // Not on the reader's thread: nothing else would hand these operations over.
+            flush()
+        }
+    }
+
+    /// The cached bytes of a `keep` plan's output, for when the file under `--out` changed
+    /// while its row waited for the path (checked; nil when damaged or gone).
+    private func cachedBytes(of plan: RowPlan) -> @Sendable () -> Data? {
+        let (cache, record, key) = (configuration.cache, plan.output, plan.key?.digest)
+        return {
+            guard let cache, let record, let key else { return nil }
+            return cache.outputData(record, key: key)
+        }
+    }
+
     /// A new task for `job`'s source; a remote source is got as the job's plan says.
     private func makeTask(for job: Job) -> SourceTask {
         var download: DownloadOperation?
         let request = job.request
         if case .remote(let url) = request.source {
-            let (planner, cache) = (planner, configuration.cache)
-            let replan: @Sendable () -> RowPlan.SourceStep? = {
-                guard let cache else { return .fetch }
-                return planner.sourceStep(url: url.absoluteString, maxAge: request.maxAge, cache: cache).step
-            }
-            download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch,
-                                           replan: replan)
+            download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch)
             download?.order = request.row
         }
-        return SourceTask(source: request.source, download: download, planner: planner,
-                          delivery: delivery, decoder: decoder, cancellation: cancellation)
+        return SourceTask(source: request.source, download: download, planner: planner, decoder: decoder,
+                          cancellation: cancellation) { [weak self] job, plan in
+            self?.carryOut(plan, for: job)
+        }
     }
 
     /// The first URL row widens the admission window by `downloadLookahead` rows, so that

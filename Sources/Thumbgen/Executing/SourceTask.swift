@@ -24,15 +24,16 @@ final class SourceTask: Sendable {
         var open = true
     }
 
-    /// A task for `source`, fetched by `download` first when it is remote, replanned by
-    /// `planner` once its digest is known (cache hits delivered by `delivery`), and decoded
-    /// with `decoder`.
+    /// A task for `source`, fetched by `download` first when it is remote, planned again by
+    /// `planner` once its digest is known (a job that will not render from it goes to
+    /// `handBack`), and decoded with `decoder`.
     init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
-         delivery: OutputDelivery, decoder: SourceDecoder, cancellation: Cancellation?) {
+         decoder: SourceDecoder, cancellation: Cancellation?,
+         handBack: @escaping @Sendable (Job, RowPlan) -> Void) {
         self.source = source
         self.download = download
         identify = IdentifyOperation(source: source, download: download, planner: planner,
-                                     delivery: delivery, cancellation: cancellation)
+                                     cancellation: cancellation, handBack: handBack)
         decode = DecodeOperation(decoder: decoder, after: identify, cancellation: cancellation)
         identify.task = self
         download?.isWanted = { [weak self] in self?.isWanted ?? false }

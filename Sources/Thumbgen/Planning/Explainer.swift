@@ -7,8 +7,10 @@ public struct Explainer: Sendable {
     /// An explainer for runs configured by `configuration`, whose cache should be opened
     /// `lookingAt:` (nil: no cache, or none there yet).
     public init(configuration: PipelineConfiguration) {
-        planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
-                             limits: configuration.limits, offline: configuration.offline)
+        var planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
+                                 limits: configuration.limits, offline: configuration.offline)
+        planner.explains = true
+        self.planner = planner
     }
 
     /// The explanation for a manifest record that did not even split into cells.

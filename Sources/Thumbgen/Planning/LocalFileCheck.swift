@@ -4,23 +4,34 @@ import Foundation
 enum LocalFileCheck {
     /// The failure for `path`, or nil when it is a readable regular file of at most `maxBytes`.
     static func failure(path: String, src: String, maxBytes: Int64) -> ThumbnailFailure? {
+        if case .failure(let failure) = check(path: path, src: src, maxBytes: maxBytes) { return failure }
+        return nil
+    }
+
+    /// What `stat` says of `path` when it is a readable regular file of at most `maxBytes`
+    /// (the planner reads its stamp from it), else the failure.
+    static func check(path: String, src: String, maxBytes: Int64) -> Result<stat, ThumbnailFailure> {
+        .init { () throws(ThumbnailFailure) -> stat in try checked(path: path, src: src, maxBytes: maxBytes) }
+    }
+
+    private static func checked(path: String, src: String, maxBytes: Int64) throws(ThumbnailFailure) -> stat {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            return ThumbnailFailure(.sourceNotFound, "\(src): no such file (\(path))")
+            throw ThumbnailFailure(.sourceNotFound, "\(src): no such file (\(path))")
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            return ThumbnailFailure(.sourceUnreadable, "\(src): not a regular file")
+            throw ThumbnailFailure(.sourceUnreadable, "\(src): not a regular file")
         }
         guard access(path, R_OK) == 0 else {
-            return ThumbnailFailure(.sourceUnreadable, "\(src): permission denied")
+            throw ThumbnailFailure(.sourceUnreadable, "\(src): permission denied")
         }
         guard info.st_size > 0 else {
-            return ThumbnailFailure(.unsupportedFormat, "\(src): the file is empty")
+            throw ThumbnailFailure(.unsupportedFormat, "\(src): the file is empty")
         }
         guard Int64(info.st_size) <= maxBytes else {
-            return ThumbnailFailure(.tooLarge, "\(src): \(info.st_size) bytes is over the limit of "
+            throw ThumbnailFailure(.tooLarge, "\(src): \(info.st_size) bytes is over the limit of "
                                     + "\(maxBytes) (--max-bytes)")
         }
-        return nil
+        return info
     }
 }

@@ -20,6 +20,9 @@ struct RowPlanner: Sendable {
     let offline: Bool
     /// The clock, in seconds since 1970.
     var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    /// Whether plans carry their reasons (`explain`): text a run and a dry run never read, and
+    /// would pay for on every row of a warm run.
+    var explains = false
 
     /// Whether this planner only looks (`--dry-run`, `explain`).
     var looksOnly: Bool { cache?.layout.looksOnly ?? true }
@@ -42,7 +45,7 @@ struct RowPlanner: Sendable {
     func plan(_ request: ThumbnailRequest, identified: Identified) -> RowPlan {
         var plan = RowPlan(action: .render, step: nil, sourceDigest: identified.digest,
                            origin: identified.origin)
-        plan.reasons.append("the source's bytes are in hand (\(Self.describe(identified.origin))): "
+        note(&plan, "the source's bytes are in hand (\(Self.describe(identified.origin))): "
                             + "sha256 \(identified.digest.prefix(12))…")
         return planOutput(request, plan)
     }
@@ -50,27 +53,28 @@ struct RowPlanner: Sendable {
     /// A local file: checked, then identified by its stamp, else (looking only) by reading it.
     private func planLocal(_ request: ThumbnailRequest, path: String) -> RowPlan {
         var plan = RowPlan(action: .render, step: .local, origin: .local)
-        if let failure = LocalFileCheck.failure(path: path, src: request.sourceText,
-                                                maxBytes: limits.maxInputBytes) {
-            return RowPlan(action: .fail, reasons: [failure.message], failure: failure)
+        let info: stat
+        switch LocalFileCheck.check(path: path, src: request.sourceText, maxBytes: limits.maxInputBytes) {
+        case .failure(let failure): return RowPlan(action: .fail, reasons: [failure.message], failure: failure)
+        case .success(let found): info = found
         }
         guard let cache else {
-            plan.reasons.append("no cache (--no-cache): the output is rendered")
+            note(&plan, "no cache (--no-cache): the output is rendered")
             return plan
         }
         plan.cachedSource = .stampNotOnRecord
-        if let known = cache.files.knownDigest(of: path) {
+        if let known = cache.files.knownDigest(of: path, stat: info) {
             plan.cachedSource = .stampUnchanged
             plan.sourceDigest = known
-            plan.reasons.append("the file's stamp (device, inode, size, mtime) is unchanged since it "
+            note(&plan, "the file's stamp (device, inode, size, mtime) is unchanged since it "
                                 + "was hashed: sha256 \(known.prefix(12))…")
         } else if looksOnly, let hashed = cache.files.digest(of: path) {
             plan.sourceDigest = hashed.digest
-            plan.reasons.append("the file's stamp is not on record (new or changed file); read "
+            note(&plan, "the file's stamp is not on record (new or changed file); read "
                                 + "to hash it: sha256 \(hashed.digest.prefix(12))…")
         } else {
             plan.action = .read
-            plan.reasons.append("the file's stamp is not on record (new or changed file): it is "
+            note(&plan, "the file's stamp is not on record (new or changed file): it is "
                                 + "hashed before the cache is asked")
             return plan
         }
@@ -81,7 +85,9 @@ struct RowPlanner: Sendable {
     private func planRemote(_ request: ThumbnailRequest, url: String) -> RowPlan {
         var plan = RowPlan(action: .fetch, step: .fetch)
         guard let cache else {
-            plan.reasons.append("no cache (--no-cache): the source is downloaded")
+            // Offline without a cache (a dry run before any run made one): nothing is stored.
+            if offline { return notCached(request, reasons: ["the cache is empty"]) }
+            note(&plan, "no cache (--no-cache): the source is downloaded")
             return plan
         }
         let decision = sourceStep(url: url, maxAge: request.maxAge, cache: cache)
@@ -90,8 +96,7 @@ struct RowPlanner: Sendable {
         plan.freshness = decision.freshness
         switch decision.step {
         case nil:
-            let failure = ThumbnailFailure(.notCached, "\(request.sourceText): not in the cache (--offline)")
-            return RowPlan(action: .fail, reasons: plan.reasons + [failure.message], failure: failure)
+            return notCached(request, reasons: plan.reasons)
         case .fetch?:
             return plan
         case .revalidate?:
@@ -103,11 +108,14 @@ struct RowPlanner: Sendable {
             plan.sourceDigest = record.digest
             plan.origin = .stored
             var planned = planOutput(request, plan)
-            // A render reads the stored body; a damaged one is dropped and fetched again.
+            // A render reads the stored body, which the run checks first: a damaged one is
+            // dropped and the row planned again, to be fetched (or to fail, offline).
             if looksOnly, planned.action == .render, !cache.blobs.verifyFile(record.digest) {
+                let reason = "the stored body is damaged: it is dropped"
+                if offline { return notCached(request, reasons: planned.reasons + [reason]) }
                 planned.action = .fetch
                 planned.step = .fetch
-                planned.reasons.append("the stored body is damaged: it is downloaded again")
+                note(&planned, reason + " and downloaded again")
             }
             return planned
         case .local?:
@@ -115,20 +123,31 @@ struct RowPlanner: Sendable {
         }
     }
 
+    /// Adds `reason` to `plan` when plans are explained.
+    private func note(_ plan: inout RowPlan, _ reason: @autoclosure () -> String) {
+        if explains { plan.reasons.append(reason()) }
+    }
+
+    /// The plan of a URL row that `--offline` cannot serve.
+    private func notCached(_ request: ThumbnailRequest, reasons: [String]) -> RowPlan {
+        let failure = ThumbnailFailure(.notCached, "\(request.sourceText): not in the cache (--offline)")
+        return RowPlan(action: .fail, reasons: reasons + [failure.message], failure: failure)
+    }
+
     /// How a URL's bytes are got, as the row's `max_age` and `--offline` allow; nil when they
-    /// cannot be (offline, nothing stored). The download stage asks again when it finds the
-    /// stored body damaged.
-    func sourceStep(url: String, maxAge: Int, cache: ThumbnailCache)
+    /// cannot be (offline, nothing stored).
+    private func sourceStep(url: String, maxAge: Int, cache: ThumbnailCache)
         -> (step: RowPlan.SourceStep?, reasons: [String], freshness: RowPlan.Freshness?)
     {
+        func why(_ reason: @autoclosure () -> String) -> [String] { explains ? [reason()] : [] }
         guard maxAge >= 0 else {
-            return (offline ? nil : .fetch, ["max_age \(maxAge): the source is never read from the cache"], nil)
+            return (offline ? nil : .fetch, why("max_age \(maxAge): the source is never read from the cache"), nil)
         }
         guard let record = cache.urls.record(url) else {
-            return (offline ? nil : .fetch, ["the cache holds no body for this URL"], nil)
+            return (offline ? nil : .fetch, why("the cache holds no body for this URL"), nil)
         }
         guard cache.blobs.contains(record.digest) else {
-            return (offline ? nil : .fetch, ["the cache's record names a body that is gone"], nil)
+            return (offline ? nil : .fetch, why("the cache's record names a body that is gone"), nil)
         }
         let age = now() - record.storedAt
         let fromRow = maxAge > 0
@@ -136,22 +155,24 @@ struct RowPlanner: Sendable {
             age: age, lifetime: fromRow ? Double(maxAge) : record.freshFor,
             lifetimeFrom: fromRow ? "max_age" : "headers",
             fresh: record.isFresh(maxAge: maxAge, now: now()), hasValidators: record.hasValidators)
-        let arithmetic = "stored \(Self.seconds(age)) ago, fresh for \(Self.seconds(freshness.lifetime)) "
-            + (fromRow ? "(max_age)" : "(the response's Cache-Control or Expires)")
+        func arithmetic() -> String {
+            "stored \(Self.seconds(age)) ago, fresh for \(Self.seconds(freshness.lifetime)) "
+                + (fromRow ? "(max_age)" : "(the response's Cache-Control or Expires)")
+        }
         if freshness.fresh {
-            return (.stored(record), [arithmetic + ": fresh, no request"], freshness)
+            return (.stored(record), why(arithmetic() + ": fresh, no request"), freshness)
         }
         if offline {
-            return (.stored(record), [arithmetic + ": stale, but --offline uses it"], freshness)
+            return (.stored(record), why(arithmetic() + ": stale, but --offline uses it"), freshness)
         }
         guard record.hasValidators else {
-            return (.fetch, [arithmetic + ": stale, and without a validator it is downloaded again"], freshness)
+            return (.fetch, why(arithmetic() + ": stale, and without a validator it is downloaded again"), freshness)
         }
         var headers: [String] = []
         if let etag = record.etag { headers.append("If-None-Match: \(etag)") }
         if let lastModified = record.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
         return (.revalidate(record, headers: headers),
-                [arithmetic + ": stale; the server is asked (\(headers.joined(separator: ", ")))"], freshness)
+                why(arithmetic() + ": stale; the server is asked (\(headers.joined(separator: ", ")))"), freshness)
     }
 
     /// With the source's digest known: keep, copy or render the output.
@@ -165,12 +186,12 @@ struct RowPlanner: Sendable {
         case .absent:
             plan.cached = .absent
             plan.action = .render
-            plan.reasons.append("no cached output under key \(key.digest.prefix(12))…: it is rendered")
+            note(&plan, "no cached output under key \(key.digest.prefix(12))…: it is rendered")
             return plan
         case .damaged:
             plan.cached = .damagedRecord
             plan.action = .render
-            plan.reasons.append("the cached output's record is damaged: it is rendered again")
+            note(&plan, "the cached output's record is damaged: it is rendered again")
             return plan
         case .found(let found):
             record = found
@@ -188,7 +209,7 @@ struct RowPlanner: Sendable {
                 if holds {
                     plan.cached = .present
                     plan.action = .keep
-                    plan.reasons.append("--out holds the cached output at \(path): nothing is written")
+                    note(&plan, "--out holds the cached output at \(path): nothing is written")
                     return plan
                 }
             }
@@ -198,17 +219,18 @@ struct RowPlanner: Sendable {
         guard let bytes = cache.outputData(record, key: key.digest) else {
             plan.cached = .damagedBytes
             plan.action = .render
-            plan.reasons.append("the cached output's bytes are missing or damaged: it is rendered again")
+            note(&plan, "the cached output's bytes are missing or damaged: it is rendered again")
             return plan
         }
         plan.cached = .present
         if outputDirectory == nil {
             plan.action = .keep
-            plan.reasons.append("the cache holds the output, sound: nothing to do")
+            note(&plan, "the cache holds the output, sound: nothing to do")
         } else {
             plan.action = .copy
             plan.bytes = bytes
-            plan.reasons.append("the cache holds the output: it is copied to \(plan.path ?? "--out")")
+            let path = plan.path ?? "--out"
+            note(&plan, "the cache holds the output: it is copied to \(path)")
         }
         return plan
     }

@@ -71,10 +71,11 @@ public struct AtomicFileWriter: Sendable {
         return .written
     }
 
-    /// Checks that `relativePath` stays under the root when its folders are followed, writing
-    /// nothing: for an output left in place, which must not be reported from outside `--out`.
-    public func confine(_ relativePath: String) throws(Failure) {
-        _ = try resolve(relativePath)
+    /// The real path of `relativePath` under the root, its folders followed (and made if
+    /// missing); throws when it would lead outside the root. Writes no file.
+    public func confinedPath(_ relativePath: String) throws(Failure) -> String {
+        let (folder, fileName) = try resolve(relativePath)
+        return folder + "/" + fileName
     }
 
     /// Whether `path` is a regular file of `size` bytes whose SHA-256 is `sha256` (the size

@@ -3,14 +3,14 @@ import Synchronization
 
 /// Gets one remote source's bytes for every job attached to its `SourceTask`, as the first
 /// job's plan says (`RowPlan.SourceStep`): the cache's stored body, a conditional request, or
-/// a full download into a temporary file. A stored body is checked before it is handed on; one
-/// found damaged is dropped, and the planner is asked again how to get the source.
+/// a full download into a temporary file. A stored body is handed on unchecked: the identify
+/// stage checks it only if a job still needs its pixels (after a `304`, every output may be
+/// cached already, and hashing every body would cost a warm run dearly).
 final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
     private let fetcher: @Sendable () -> HTTPFetcher
     private let folder: URL
     private let step: RowPlan.SourceStep
-    private let replan: @Sendable () -> RowPlan.SourceStep?
     private let storing: URLCachePolicy?
     private let state = Mutex<(outcome: Result<FetchedSource, FetchFailure>?, download: HTTPFetcher.Fetch?,
                                started: ContinuousClock.Instant?)>((nil, nil, nil))
@@ -25,13 +25,11 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     var started: ContinuousClock.Instant? { state.withLock { $0.started } }
 
     /// Gets `url` by `step` into `folder` (the cache's temporary folder when `storing` is
-    /// set, so that a body moves into the store by rename); `replan` says how to get it once a
-    /// stored body was found damaged and dropped (nil: it cannot be got, `--offline`).
-    init(url: URL, step: RowPlan.SourceStep, replan: @escaping @Sendable () -> RowPlan.SourceStep?,
-         into folder: URL, storing: URLCachePolicy?, fetcher: @escaping @Sendable () -> HTTPFetcher) {
+    /// set, so that a body moves into the store by rename).
+    init(url: URL, step: RowPlan.SourceStep, into folder: URL, storing: URLCachePolicy?,
+         fetcher: @escaping @Sendable () -> HTTPFetcher) {
         self.url = url
         self.step = step
-        self.replan = replan
         self.folder = folder
         self.storing = storing
         self.fetcher = fetcher
@@ -42,32 +40,19 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
             return complete(.failure(FetchFailure(error: .cancelled, attempts: 0, status: 0)))
         }
         state.withLock { $0.started = .now }
-        carryOut(step)
-    }
-
-    private func carryOut(_ step: RowPlan.SourceStep?) {
         switch step {
-        case nil:
-            complete(.failure(FetchFailure(error: .offline, attempts: 0, status: 0)))
-        case .stored(let record)?:
-            guard let checked = checkedStored(record, origin: .stored, response: nil) else {
-                return carryOut(replan())
-            }
-            complete(.success(checked))
-        case .revalidate(let record, let headers)?:
+        case .stored(let record):
+            complete(.success(stored(record, origin: .stored, response: nil)))
+        case .revalidate(let record, let headers):
             start(conditionalOn: record, headers: headers) { [self] result in
                 guard case .success(let received) = result, received.response.status == 304,
                       let storing else {
                     return complete(result.map { accept($0) })
                 }
-                let response = received.response
-                let updated = storing.revalidated(record, response: response)
-                guard let checked = checkedStored(updated, origin: .revalidated, response: response) else {
-                    return carryOut(replan())
-                }
-                complete(.success(checked))
+                let updated = storing.revalidated(record, response: received.response)
+                complete(.success(stored(updated, origin: .revalidated, response: received.response)))
             }
-        case .fetch?, .local?:
+        case .fetch, .local:
             start(conditionalOn: nil, headers: []) { [self] in complete($0.map { accept($0) }) }
         }
     }
@@ -103,21 +88,17 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     private func accept(_ received: Received) -> FetchedSource {
         let response = received.response
         if let storing, let blob = storing.fetched(url.absoluteString, file: received.file.path, response: response) {
-            return FetchedSource(path: blob, digest: response.sha256, origin: .fetched, file: nil,
-                                 response: response)
+            return FetchedSource(path: blob, digest: response.sha256, origin: .fetched, verified: true,
+                                 file: nil, response: response)
         }
         return FetchedSource(path: received.file.path, digest: response.sha256, origin: .fetched,
-                             file: received.file, response: response)
+                             verified: true, file: received.file, response: response)
     }
 
-    /// The stored body `record` names, checked against its digest; nil (the blob and the
-    /// record dropped) when it is damaged or gone.
-    private func checkedStored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> FetchedSource? {
-        guard let cache = storing?.cache, cache.blobs.verifyFile(record.digest) else {
-            storing?.cache.urls.remove(record.url)
-            return nil
-        }
-        return FetchedSource(path: cache.blobs.path(record.digest), digest: record.digest, origin: origin,
+    /// The stored body `record` names, unchecked.
+    private func stored(_ record: URLRecord, origin: SourceOrigin, response: FetchResponse?) -> FetchedSource {
+        let path = storing?.cache.blobs.path(record.digest) ?? ""
+        return FetchedSource(path: path, digest: record.digest, origin: origin, verified: false,
                              file: nil, response: response)
     }
 }
@@ -130,6 +111,9 @@ struct FetchedSource: Sendable {
     var digest: String
     /// Fetched, revalidated, or used from the cache as it was.
     var origin: SourceOrigin
+    /// Whether the bytes at `path` are known to match `digest` (a stored body is checked only
+    /// when a job needs its pixels).
+    var verified: Bool
     /// The temporary file, deleted when the last image reading it is gone; nil for a blob.
     var file: TemporaryDownload?
     /// Status, bytes, attempts and headers; nil when no request was made.

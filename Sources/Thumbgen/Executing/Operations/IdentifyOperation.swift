@@ -2,10 +2,14 @@ import Foundation
 import Synchronization
 
 /// Learns what one source's bytes are, for every job attached to its `SourceTask`: a local
-/// file's digest (from its stamp, else by hashing it), or what the download got. A job whose
-/// plan waited for that digest is planned again (`RowPlanner`): one whose output turns out to be
-/// cached is served from the cache here, and the rest go on to the decode, which is skipped
-/// when none is left.
+/// file's digest (from its stamp, else by hashing it), or what the download got. Each job is
+/// then planned again with that digest (`RowPlanner`): a job whose output turns out to be
+/// cached (after a `304`, or rendered meanwhile by another row) is handed back to the pipeline
+/// to be served, and the rest go on to the decode, which is skipped when none is left.
+///
+/// A stored body is checked against its digest here, and only when a job still needs its
+/// pixels. One found damaged is dropped, and its jobs are planned afresh and start again on a
+/// new source task (which fetches it again, or fails them `not_cached` offline).
 final class IdentifyOperation: Operation, @unchecked Sendable {
     let source: SourceLocation
     /// Set by the owning task right after creation; weak so the pair does not leak.
@@ -16,7 +20,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     let cancellation: Cancellation?
     private let download: DownloadOperation?
     private let planner: RowPlanner
-    private let delivery: OutputDelivery
+    private let handBack: @Sendable (Job, RowPlan) -> Void
     private let found = Mutex<Handover?>(nil)
 
     /// What the decode gets: the jobs left to render, and the source's bytes.
@@ -29,12 +33,14 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// failed, was cancelled or was served from the cache).
     var handover: Handover? { found.withLock { $0 } }
 
+    /// Identifies `source` (after `download`, for a remote one); `handBack` carries out the
+    /// plan of a job that will not render from these bytes (`Pipeline.carryOut(_:for:)`).
     init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
-         delivery: OutputDelivery, cancellation: Cancellation?) {
+         cancellation: Cancellation?, handBack: @escaping @Sendable (Job, RowPlan) -> Void) {
         self.source = source
         self.download = download
         self.planner = planner
-        self.delivery = delivery
+        self.handBack = handBack
         self.cancellation = cancellation
         super.init()
         if let download { addDependency(download) }
@@ -57,36 +63,42 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
         guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
         jobs.forEach { $0.record(origin: bytes.origin, digest: bytes.digest) }
         if let digest = bytes.digest {
-            jobs = jobs.filter { !servedAfterReplanning($0, digest: digest, origin: bytes.origin) }
+            jobs = jobs.filter { rendersFromTheseBytes($0, digest: digest, origin: bytes.origin) }
         }
         guard !jobs.isEmpty else { return }
+        if !bytes.verified, let cache = planner.cache, let digest = bytes.digest, !cache.blobs.verifyFile(digest) {
+            return startAgain(jobs, cache: cache)
+        }
         found.withLock { $0 = Handover(jobs: jobs, bytes: bytes) }
     }
 
-    /// Plans `job` again now that its source's digest is known, unless its plan already went
-    /// by this digest; carries out a plan the cache serves, and says whether it did.
-    private func servedAfterReplanning(_ job: Job, digest: String, origin: SourceOrigin) -> Bool {
-        guard job.plan.sourceDigest != digest else { return false }
+    /// Plans `job` again now that its source's digest is known; hands back a job whose plan
+    /// no longer renders from these bytes, and says whether it still does.
+    private func rendersFromTheseBytes(_ job: Job, digest: String, origin: SourceOrigin) -> Bool {
         let plan = planner.plan(job.request, identified: .init(digest: digest, origin: origin))
         job.replan(plan)
-        switch plan.action {
-        case .keep, .copy:
-            guard let record = plan.output else { return false }
-            job.handOverToCache()
-            job.recordOutputFromCache()
-            delivery.deliver(record, for: job.request, bytes: plan.bytes, rendered: false,
-                             isWanted: { !job.isFinished }) { outcome in
-                switch outcome {
-                case .success(let result): job.finish(result)
-                case .failure(let failure): job.fail(failure)
-                }
-            }
-            return true
-        case .fail:
-            if let failure = plan.failure { job.fail(failure) }
-            return true
-        case .render, .read, .fetch, .revalidate:
+        guard plan.action == .render else {
+            handBack(job, plan)
             return false
+        }
+        return true
+    }
+
+    /// The stored body was damaged (`verifyFile` dropped it): drops the record naming it too,
+    /// and starts the jobs again, planned afresh. Once only: a body that cannot be dropped (a
+    /// cache this process cannot write) fails its rows rather than loop.
+    private func startAgain(_ jobs: [Job], cache: ThumbnailCache) {
+        if case .remote(let url) = source { cache.urls.remove(url.absoluteString) }
+        for job in jobs {
+            guard job.startsAgain() else {
+                job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the cached copy is "
+                                          + "damaged and could not be dropped; run `thumbgen cache verify`"))
+                continue
+            }
+            var plan = planner.plan(job.request)
+            plan.reasons.insert("the stored body was damaged and has been dropped", at: 0)
+            job.replan(plan)
+            handBack(job, plan)
         }
     }
 
@@ -103,7 +115,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
             let identified = planner.cache?.files.digest(of: local, cancellation: cancellation)
             FaultInjection.pauseAfterHashing()
             return .success(SourceBytes(path: local, digest: identified?.digest, origin: .local,
-                                        file: nil, stamp: identified?.stamp))
+                                        verified: true, file: nil, stamp: identified?.stamp))
         case .remote:
             if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
             switch download?.result {
@@ -120,7 +132,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
                 }
                 return .success(SourceBytes(
                     path: downloaded.path, digest: planner.cache == nil ? nil : downloaded.digest,
-                    origin: downloaded.origin, file: downloaded.file))
+                    origin: downloaded.origin, verified: downloaded.verified, file: downloaded.file))
             }
         }
     }
@@ -132,6 +144,9 @@ struct SourceBytes {
     /// The SHA-256 of the bytes; nil without a cache (nothing needs it).
     var digest: String?
     var origin: SourceOrigin
+    /// Whether the bytes are known to match `digest` (a stored body is checked only when a
+    /// job needs its pixels; a local file is known by its stamp).
+    var verified: Bool
     /// A temporary download to keep until the pixels are read.
     var file: TemporaryDownload?
     /// A local file's stamp when it was hashed: its outputs are cached under `digest` only if

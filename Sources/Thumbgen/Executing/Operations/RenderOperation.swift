@@ -16,6 +16,9 @@ final class RenderOperation: Operation, @unchecked Sendable {
     }
 
     private let job: Job
+    /// The job's generation when this operation was made: once the job moves on (served from
+    /// the cache, or started again on another source task), this operation leaves it alone.
+    private let generation: Int
     private let decode: DecodeOperation
     private let limits: ImagingLimits
     private let cancellation: Cancellation?
@@ -30,6 +33,7 @@ final class RenderOperation: Operation, @unchecked Sendable {
     /// `limits` (`--timeout`, strictness) and the run's `cancellation`.
     init(job: Job, decode: DecodeOperation, limits: ImagingLimits, cancellation: Cancellation?) {
         self.job = job
+        generation = job.generation
         self.decode = decode
         self.limits = limits
         self.cancellation = cancellation
@@ -40,7 +44,7 @@ final class RenderOperation: Operation, @unchecked Sendable {
     override func main() {
         defer { VipsRuntime.releaseThreadResources() }
         // A job the cache serves may still be waiting for its path: it is not rendered.
-        guard !job.isFinished, !job.isHandedToCache else { return }
+        guard !job.isFinished, job.generation == generation else { return }
         if let started = decode.started { job.record(\.decode, since: started) }
         let request = job.request
         switch decode.result(for: job) {

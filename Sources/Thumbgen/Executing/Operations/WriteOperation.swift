@@ -4,12 +4,16 @@ import Foundation
 /// `--out`.
 final class WriteOperation: Operation, @unchecked Sendable {
     private let job: Job
+    /// The job's generation when this operation was made: once the job moves on (served from
+    /// the cache, or started again on another source task), this operation leaves it alone.
+    private let generation: Int
     private let render: RenderOperation
     private let delivery: OutputDelivery
     private let cache: ThumbnailCache?
 
     init(job: Job, render: RenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
         self.job = job
+        generation = job.generation
         self.render = render
         self.delivery = delivery
         self.cache = cache
@@ -21,11 +25,13 @@ final class WriteOperation: Operation, @unchecked Sendable {
     /// the last of them, so all have run by now.
     override func start() {
         super.start()
-        job.releaseOperations()
+        // When the job started again on another source task, that generation's write is the
+        // last, and lets go of them all.
+        job.releaseOperations(madeFor: generation)
     }
 
     override func main() {
-        guard !job.isFinished, !job.isHandedToCache else { return }
+        guard !job.isFinished, job.generation == generation else { return }
         guard let encoded = render.encoded else {
             // Every render ends its row or leaves an output; this keeps "every row ends" true
             // whatever a future render path forgets.
