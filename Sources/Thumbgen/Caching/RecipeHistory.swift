@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 
-/// The output keys recently stored for each source, with the text each is the digest of, so
+/// The output keys recently made for each source, with the text each is the digest of, so
 /// that `thumbgen explain` can say which part of a row's key changed since its output was
-/// last made (the recipe, the source's bytes, libvips). One record per source, named by the
+/// last made (the recipe, the source's bytes, libvips). The identify stage notes the keys its
+/// jobs are about to render, once per source. One record per source, named by the
 /// SHA-256 of the source's identity (`file PATH` or `url URL`), holding its newest `limit`
 /// keys.
 ///
@@ -30,16 +31,19 @@ struct RecipeHistory: Sendable {
     /// The entry name of `source`'s record.
     static func name(for source: SourceLocation) -> String { ContentDigest.of(text: identity(of: source)) }
 
-    /// Notes that an output of `source` was stored under `key`.
-    func note(_ key: OutputKey, for source: SourceLocation) {
+    /// Notes that outputs of `source` are made under `keys` (one write for all of a source's
+    /// rows: a web build makes several sizes of each image).
+    func note(_ keys: [OutputKey], for source: SourceLocation) {
+        guard !keys.isEmpty else { return }
         let path = layout.path(.recipes, Self.name(for: source))
         Self.updating.withLock { _ in
             var entry = layout.read(path).flatMap { CacheRecord(decoding: $0.bytes) }
                 .flatMap { Self.decode($0)?.source == Self.identity(of: source) ? $0 : nil }
                 ?? CacheRecord()
-            guard entry[key.digest] != key.text || entry["source"] == nil else { return }
+            let new = keys.filter { entry[$0.digest] != $0.text }
+            guard !new.isEmpty || entry["source"] == nil else { return }
             if entry["source"] == nil { entry["source"] = Self.identity(of: source) }
-            entry[key.digest] = key.text  // moved to the end: the newest
+            for key in new { entry[key.digest] = key.text }  // moved to the end: the newest
             while entry.fields.count > Self.limit + 1 { entry[entry.fields[1].name] = nil }
             layout.write(entry.encoded, to: path)
         }

@@ -91,12 +91,10 @@ public final class ThumbnailCache: Sendable {
         return data
     }
 
-    /// Stores a rendered output of `source` under `key`: the bytes first, then the record that
-    /// names them, so that a record never points at bytes that are not there; then notes the
-    /// key in the source's recipe history.
-    func storeOutput(_ data: Data, record: OutputRecord, key: OutputKey, source: SourceLocation) {
+    /// Stores a rendered output under `key`: the bytes first, then the record that names them,
+    /// so that a record never points at bytes that are not there.
+    func storeOutput(_ data: Data, record: OutputRecord, key: String) {
         blobs.put(data, digest: record.sha256)
-        outputs.store(record, key: key.digest)
-        recipes.note(key, for: source)
+        outputs.store(record, key: key)
     }
 }

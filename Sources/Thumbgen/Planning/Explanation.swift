@@ -3,7 +3,7 @@ import Foundation
 /// `thumbgen explain`: what the planner decides for one row and why, as text for people and
 /// as JSON. It is the plan a run would carry out, shown with the facts it stands on: the
 /// output key's parts, what the cache and `--out` hold, a URL's freshness arithmetic, and
-/// which part of the key changed since an output of the same source was last stored.
+/// which part of the key changed since an output of the same source was last made.
 ///
 /// Made by a planner that only looks: nothing is fetched, decoded, written, marked used or
 /// dropped (a local file whose stamp is not on record is read to hash it, as a run would).
@@ -25,7 +25,7 @@ public struct Explanation: Sendable, Equatable, Encodable {
     public var out: OutFile?
     /// A URL's stored body against its lifetime.
     public var freshness: Freshness?
-    /// How the key differs from the nearest one stored for the same source (on a miss).
+    /// How the key differs from the nearest one made before for the same source (on a miss).
     public var changed: Change?
 
     /// An output key: its digest, and each part that enters it.
@@ -73,7 +73,7 @@ public struct Explanation: Sendable, Equatable, Encodable {
         public var has_validators: Bool
     }
 
-    /// What changed since an output of the same source was last stored.
+    /// What changed since an output of the same source was last made.
     public struct Change: Sendable, Equatable, Encodable {
         /// The nearest stored key (the fewest parts differing).
         public var since: String

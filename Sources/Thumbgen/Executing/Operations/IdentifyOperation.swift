@@ -69,6 +69,8 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
         if !bytes.verified, let cache = planner.cache, let digest = bytes.digest, !cache.blobs.verifyFile(digest) {
             return startAgain(jobs, cache: cache)
         }
+        // What `explain` compares a later miss with: the keys these rows are about to make.
+        planner.cache?.recipes.note(jobs.compactMap(\.plan.key), for: source)
         found.withLock { $0 = Handover(jobs: jobs, bytes: bytes) }
     }
 

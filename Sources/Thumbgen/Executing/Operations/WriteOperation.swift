@@ -41,7 +41,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
         let record = OutputRecord(sha256: encoded.sha256, width: encoded.width, height: encoded.height,
                                   format: encoded.format, bytes: encoded.data.count)
         if let cache, let key = encoded.cacheKey {
-            cache.storeOutput(encoded.data, record: record, key: key, source: job.request.source)
+            cache.storeOutput(encoded.data, record: record, key: key.digest)
         }
         // The job may end later, on another thread, when an earlier row could still take the
         // same path (OutputClaims); this operation does not wait for it.
