@@ -11,7 +11,7 @@ struct ExplainCommand: ParsableCommand {
             Prints each row's plan (keep, copy, render, read, fetch, revalidate or fail) with \
             its reasons: the output key's parts, what the cache and --out hold, a URL's \
             freshness arithmetic, and which part of the key changed since an output of the \
-            same source was last stored. Give the same options as the run (--out, column \
+            same source was last made. Give the same options as the run (--out, column \
             defaults, format flags, --decode-strictness): they enter the key.
             """)
 
