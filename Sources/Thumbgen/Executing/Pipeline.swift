@@ -26,9 +26,11 @@ import Synchronization
 public final class Pipeline: Sendable {
     /// How the pipeline runs.
     public let configuration: PipelineConfiguration
-    private let delivery: OutputDelivery
+    /// Puts outputs in place (`Pipeline+Plans.swift` carries plans out through it).
+    let delivery: OutputDelivery
     private let planner: RowPlanner
-    private let mode: RunMode
+    /// The kind of run, which decides what results report of the cache.
+    let mode: RunMode
     private let decodeQueue = OperationQueue()
     private let renderQueue = OperationQueue()
     private let writeQueue = OperationQueue()
@@ -119,38 +121,6 @@ public final class Pipeline: Sendable {
         }
     }
 
-    /// Carries out a row's first plan: a failure or a cached output at once (its answer may
-    /// come later, from another thread, once the output's path is settled), anything else as
-    /// a job.
-    private func carryOut(_ plan: RowPlan, for request: ThumbnailRequest) {
-        switch plan.action {
-        case .fail:
-            var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
-                                          plan.failure ?? ThumbnailFailure(.invalidRow, "\(request.sourceText): no plan"))
-            mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
-            deliver(result)
-        case .keep, .copy:
-            guard let record = plan.output else { return enqueue(request, plan: plan) }
-            let (mode, delivery) = (mode, delivery)
-            delivery.deliver(record, for: request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             cached: cachedBytes(of: plan),
-                             isWanted: { [weak self] in !(self?.isCancelled ?? true) }) { [self] outcome in
-                var result: RowResult
-                switch outcome {
-                case .success(let done):
-                    result = done
-                case .failure(let failure):
-                    result = .failed(row: request.row, id: request.id, src: request.sourceText, failure)
-                    if failure.code == .cancelled { result.status = .cancelled }
-                }
-                mode.annotate(&result, origin: plan.origin, digest: plan.sourceDigest, fromCache: true)
-                deliver(result)
-            }
-        case .render, .read, .fetch, .revalidate:
-            enqueue(request, plan: plan)
-        }
-    }
-
     /// Takes a place in the admission window, waiting for one. While it waits it keeps handing
     /// queued operations over: rows that missed the cache join the batch from other threads.
     private func admit(row: Int) {
@@ -160,7 +130,7 @@ public final class Pipeline: Sendable {
     }
 
     /// Makes an admitted row's job, carrying out `plan`, and schedules it.
-    private func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
+    func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
         if case .remote = request.source { widenForDownloads() }
         let job = Job(request: request, plan: plan, mode: mode, onEvent: configuration.onEvent) {
             [weak self] job, result in
@@ -173,7 +143,7 @@ public final class Pipeline: Sendable {
 
     /// Makes a job's operations for its current generation, sharing its source's task when
     /// one is open, and batches them for the queues.
-    private func schedule(_ job: Job) {
+    func schedule(_ job: Job) {
         let request = job.request
         let (task, isNew) = registry.task(for: job, make: makeTask)
         let render = RenderOperation(job: job, decode: task.decode, limits: configuration.limits,
@@ -201,43 +171,6 @@ public final class Pipeline: Sendable {
         }
         if cancelled { return job.cancel() }
         if batchFull { flush() }
-    }
-
-    /// Carries out the plan a job was given once its source's digest was known (or after its
-    /// stored body turned out damaged), when it does not render from the bytes in hand: a
-    /// failure, the cache serving it, or a start again on a new source task.
-    private func carryOut(_ plan: RowPlan, for job: Job) {
-        switch plan.action {
-        case .fail:
-            job.fail(plan.failure ?? ThumbnailFailure(.invalidRow, "\(job.request.sourceText): no plan"))
-        case .keep, .copy:
-            guard let record = plan.output else { return job.fail(ThumbnailFailure(
-                .writeFailed, "\(job.request.sourceText): the cached output went missing")) }
-            job.moveOn()
-            job.recordOutputFromCache()
-            delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             cached: cachedBytes(of: plan), isWanted: { !job.isFinished }) { outcome in
-                switch outcome {
-                case .success(let result): job.finish(result)
-                case .failure(let failure): job.fail(failure)
-                }
-            }
-        case .render, .read, .fetch, .revalidate:
-            job.moveOn()
-            schedule(job)
-            // Not on the reader's thread: nothing else would hand these operations over.
-            flush()
-        }
-    }
-
-    /// The cached bytes of a `keep` plan's output, for when the file under `--out` changed
-    /// while its row waited for the path (checked; nil when damaged or gone).
-    private func cachedBytes(of plan: RowPlan) -> @Sendable () -> Data? {
-        let (cache, record, key) = (configuration.cache, plan.output, plan.key?.digest)
-        return {
-            guard let cache, let record, let key else { return nil }
-            return cache.outputData(record, key: key)
-        }
     }
 
     /// A new task for `job`'s source; a remote source is got as the job's plan says.
@@ -277,7 +210,7 @@ public final class Pipeline: Sendable {
     }
 
     /// Hands an admitted row's result on, and gives its place back.
-    private func deliver(_ result: RowResult) {
+    func deliver(_ result: RowResult) {
         delivery.claims?.settle(row: result.row)
         gate.leave(row: result.row)
         onResult(result)

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Carrying plans out: what the pipeline does with a row's plan when it is not a job's next
+/// stage. A failure or a cached output ends the row here; anything else becomes (or stays) a
+/// job on a source task.
+extension Pipeline {
+    /// Carries out a row's first plan: a failure or a cached output at once (its answer may
+    /// come later, from another thread, once the output's path is settled), anything else as
+    /// a job.
+    func carryOut(_ plan: RowPlan, for request: ThumbnailRequest) {
+        switch plan.action {
+        case .fail:
+            var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
+                                          plan.failure ?? ThumbnailFailure(.invalidRow, "\(request.sourceText): no plan"))
+            mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
+            deliver(result)
+        case .keep, .copy:
+            guard let record = plan.output else { return enqueue(request, plan: plan) }
+            let (mode, delivery) = (mode, delivery)
+            delivery.deliver(record, for: request, at: plan.path, bytes: plan.bytes, rendered: false,
+                             cached: cachedBytes(of: plan),
+                             isWanted: { [weak self] in !(self?.isCancelled ?? true) }) { [self] outcome in
+                var result: RowResult
+                switch outcome {
+                case .success(let done):
+                    result = done
+                case .failure(let failure):
+                    result = .failed(row: request.row, id: request.id, src: request.sourceText, failure)
+                    if failure.code == .cancelled { result.status = .cancelled }
+                }
+                mode.annotate(&result, origin: plan.origin, digest: plan.sourceDigest, fromCache: true)
+                deliver(result)
+            }
+        case .render, .read, .fetch, .revalidate:
+            enqueue(request, plan: plan)
+        }
+    }
+
+    /// Carries out the plan a job was given once its source's digest was known (or after its
+    /// stored body turned out damaged), when it does not render from the bytes in hand: a
+    /// failure, the cache serving it, or a start again on a new source task.
+    func carryOut(_ plan: RowPlan, for job: Job) {
+        switch plan.action {
+        case .fail:
+            job.fail(plan.failure ?? ThumbnailFailure(.invalidRow, "\(job.request.sourceText): no plan"))
+        case .keep, .copy:
+            guard let record = plan.output else { return job.fail(ThumbnailFailure(
+                .writeFailed, "\(job.request.sourceText): the cached output went missing")) }
+            job.moveOn()
+            job.recordOutputFromCache()
+            delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
+                             cached: cachedBytes(of: plan), isWanted: { !job.isFinished }) { outcome in
+                switch outcome {
+                case .success(let result): job.finish(result)
+                case .failure(let failure): job.fail(failure)
+                }
+            }
+        case .render, .read, .fetch, .revalidate:
+            job.moveOn()
+            schedule(job)
+            // Not on the reader's thread: nothing else would hand these operations over.
+            flush()
+        }
+    }
+
+    /// The cached bytes of a `keep` plan's output, for when the file under `--out` changed
+    /// while its row waited for the path (checked; nil when damaged or gone).
+    private func cachedBytes(of plan: RowPlan) -> @Sendable () -> Data? {
+        let (cache, record, key) = (configuration.cache, plan.output, plan.key?.digest)
+        return {
+            guard let cache, let record, let key else { return nil }
+            return cache.outputData(record, key: key)
+        }
+    }
+
+}
