@@ -34,8 +34,11 @@ struct StageTimeoutTests {
         try await Self.write(Self.noise(width: 1600, height: 1200), "noise.png", in: space)
         try space.fixture(RawImage.quadrants(width: 64, height: 48), "small.png")
         let rows = [["noise.png", "noise.avif"], ["small.png", "small.jpg"]]
+        // One second: far below the AV1 encode (tens of seconds on these 1.9 MP), and far above
+        // the small row's stages even on a loaded machine (at 0.2 s it timed out while other
+        // suites ran AV1 encodes beside it).
         let run = try await space.run(manifest: CSV.manifest(["src", "out"], rows),
-                                      ["--avif-effort", "9", "--timeout", "0.2", "--no-cache"],
+                                      ["--avif-effort", "9", "--timeout", "1", "--no-cache"],
                                       timeout: .seconds(90))
         #expect(!run.result.timedOut)
         let failed = run.report?.row(2)
