@@ -10,6 +10,8 @@ struct OutputDelivery: Sendable {
     let writer: AtomicFileWriter?
     /// Who has which path in this run; nil when nothing is written.
     var claims: OutputClaims?
+    /// Where a kept output's bytes come from should its file change while the row waits.
+    var cache: ThumbnailCache?
 
     /// The path under `--out` of the output `record` describes, for `request`: its `out`
     /// template filled in.
@@ -27,17 +29,17 @@ struct OutputDelivery: Sendable {
     }
 
     /// Delivers the output described by `record` for `request` (at `planned`, the path its plan
-    /// found, else its `out` template filled in): writes `bytes`, or, when they
-    /// are nil, leaves the file the plan found holding them (`keep`; should the row have waited
-    /// for its path meanwhile, the file is checked again, and `cached` gives the bytes to
-    /// write if it changed). `rendered` says whether the output was made in this run (a
+    /// found, else its `out` template filled in): writes `bytes`, or, when they are nil, leaves
+    /// the file the plan found holding them (`keep`; should the row have waited for its path
+    /// meanwhile, the file is checked again, and the bytes cached under `key` are written if it
+    /// changed). `rendered` says whether the output was made in this run (a
     /// cache-only run reports it `written` into the cache). `completion` hears the row's result
     /// or failure: at once, or from another thread once the path's claim is decided
     /// (`OutputClaims`: an earlier row may still be about to take the same path). `isWanted` is
     /// asked right before a file is written: a row that ended meanwhile (cancelled) writes
     /// nothing.
     func deliver(_ record: OutputRecord, for request: ThumbnailRequest, at planned: String? = nil,
-                 bytes: Data?, rendered: Bool, cached: @escaping @Sendable () -> Data? = { nil },
+                 bytes: Data?, rendered: Bool, key: String? = nil,
                  isWanted: @escaping @Sendable () -> Bool = { true },
                  completion: @escaping @Sendable (Result<RowResult, ThumbnailFailure>) -> Void) {
         var result = RowResult(
@@ -63,6 +65,8 @@ struct OutputDelivery: Sendable {
             guard isWanted() else {
                 return .failure(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
             }
+            let cache = cache
+            let cached: () -> Data? = { key.flatMap { cache?.outputData(record, key: $0) } }
             return Self.write(found, record: record, bytes: bytes, waited: waited, cached: cached,
                               to: path, with: writer)
         }
@@ -88,7 +92,7 @@ struct OutputDelivery: Sendable {
 
     /// Writes `result`'s output to `path`. Without `bytes` the plan found the file holding
     /// them: only its path is checked (it must not lead outside `--out`), and, when the row
-    /// `waited` for its path, whether it still holds them (else `cached`'s bytes are written).
+    /// `waited` for its path, whether it still holds them (else `cached`'s bytes, read only then, are written).
     private static func write(_ result: RowResult, record: OutputRecord, bytes: Data?, waited: Bool,
                               cached: () -> Data?, to path: String,
                               with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {

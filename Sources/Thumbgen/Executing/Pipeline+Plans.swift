@@ -18,8 +18,7 @@ extension Pipeline {
             guard let record = plan.output else { return enqueue(request, plan: plan) }
             let (mode, delivery) = (mode, delivery)
             delivery.deliver(record, for: request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             cached: cachedBytes(of: plan),
-                             isWanted: { [weak self] in !(self?.isCancelled ?? true) }) { [self] outcome in
+                             key: plan.key?.digest, isWanted: { [weak self] in !(self?.isCancelled ?? true) }) { [self] outcome in
                 var result: RowResult
                 switch outcome {
                 case .success(let done):
@@ -49,7 +48,7 @@ extension Pipeline {
             job.moveOn()
             job.recordOutputFromCache()
             delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             cached: cachedBytes(of: plan), isWanted: { !job.isFinished }) { outcome in
+                             key: plan.key?.digest, isWanted: { !job.isFinished }) { outcome in
                 switch outcome {
                 case .success(let result): job.finish(result)
                 case .failure(let failure): job.fail(failure)
@@ -62,15 +61,4 @@ extension Pipeline {
             flush()
         }
     }
-
-    /// The cached bytes of a `keep` plan's output, for when the file under `--out` changed
-    /// while its row waited for the path (checked; nil when damaged or gone).
-    private func cachedBytes(of plan: RowPlan) -> @Sendable () -> Data? {
-        let (cache, record, key) = (configuration.cache, plan.output, plan.key?.digest)
-        return {
-            guard let cache, let record, let key else { return nil }
-            return cache.outputData(record, key: key)
-        }
-    }
-
 }

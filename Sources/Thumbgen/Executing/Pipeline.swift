@@ -71,6 +71,7 @@ public final class Pipeline: Sendable {
         var delivery = OutputDelivery(
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
+        delivery.cache = configuration.cache
         let mode: RunMode = configuration.cache == nil ? .none
             : configuration.outputDirectory == nil ? .warm : .cache
         self.delivery = delivery
