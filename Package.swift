@@ -3,7 +3,7 @@ import PackageDescription
 
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
 /// (`thumbgen`) over it; libvips and libcurl are reached only through the `CVips` and `CCurl`
-/// system libraries.
+/// system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`.
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -26,11 +26,13 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(name: "CSystem"),
         .target(
             name: "Thumbgen",
             dependencies: [
                 "CVips",
                 "CCurl",
+                "CSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -13,6 +13,17 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Images processed at once (default: the number of cores).")
     var jobs: Int?
 
+    /// Where images are decoded.
+    enum Isolation: String, ExpressibleByArgument, CaseIterable {
+        case workers, none
+    }
+
+    @Option(help: "Where images are decoded, rendered and encoded: workers (supervised worker processes, one per job; a crash or hang fails only its source's rows) or none (in this process, like sharp or vipsthumbnail).")
+    var isolation: Isolation = .workers
+
+    @Option(help: "Memory the decodes in flight may hold together, e.g. 4G or 512M; each is estimated from its header and waits for room (default: half the machine's or container's memory). Workers only.")
+    var maxMemory: ByteSize?
+
     @Option(help: "libvips worker threads per image (default: 1; more helps when a few huge images dominate).")
     var threadsPerImage: Int?
 
@@ -50,6 +61,9 @@ struct RunOptions: ParsableArguments {
     func apply(to configuration: inout PipelineConfiguration) {
         if let jobs { configuration.cpuConcurrency = jobs }
         if let threadsPerImage { configuration.threadsPerImage = threadsPerImage }
+        if isolation == .workers {
+            configuration.isolation = WorkerIsolation(maxMemory: maxMemory?.bytes)
+        }
     }
 
     /// A pipeline configuration writing under `outputDirectory` (nil: into the cache only),

@@ -49,6 +49,7 @@ final class SignalTrap: @unchecked Sendable {
             return true
         }
         guard first else {
+            Pipeline.stopEveryWorker()
             TemporaryFiles.shared.removeAll()
             _exit(number == SIGINT ? 130 : 143)
         }

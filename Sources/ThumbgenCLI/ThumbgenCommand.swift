@@ -20,6 +20,9 @@ struct ThumbgenCommand: ParsableCommand {
     /// Parses and runs the command, mapping argument errors to exit status 2 (the parser's
     /// own default is 64, but README's exit statuses promise 2 for an unusable command line).
     static func main() {
+        // A worker process the parent started: no command line, no signal trap (the parent
+        // ends it), straight to the units.
+        if CommandLine.arguments.dropFirst().first == WorkerLoop.argument { WorkerLoop.run() }
         // Before anything else, so that a signal at any moment ends the process as promised.
         SignalTrap.shared.install()
         do {

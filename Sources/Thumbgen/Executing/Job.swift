@@ -103,6 +103,15 @@ final class Job: Sendable {
         state.withLock { $0.times[keyPath: stage] = (ms * 10).rounded() / 10 }
     }
 
+    /// Records how long a stage took, as measured elsewhere (in a worker).
+    func record(_ stage: WritableKeyPath<RowResult.StageTimes, Double?>, milliseconds: Double?) {
+        guard let milliseconds else { return }
+        state.withLock { $0.times[keyPath: stage] = milliseconds }
+    }
+
+    /// The stage times recorded so far.
+    var stageTimes: RowResult.StageTimes { state.withLock { $0.times } }
+
     /// Records how its source's download went.
     func record(http: RowResult.HTTPInfo) {
         state.withLock { $0.http = http }

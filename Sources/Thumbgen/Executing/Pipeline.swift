@@ -42,7 +42,10 @@ public final class Pipeline: Sendable {
     private let cancellation = Cancellation()
     /// Entered when a row is submitted, left when its result is delivered.
     private let rows = DispatchGroup()
-    private let decoder: SourceDecoder
+    /// Where sources are decoded: in this process, or in worker processes.
+    private let isolation: SourceTask.Isolation
+    /// The worker processes, when the pipeline isolates decoding.
+    private let workers: WorkerPool?
     private let onResult: @Sendable (RowResult) -> Void
     private let state = Mutex(State())
     private let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
@@ -67,7 +70,19 @@ public final class Pipeline: Sendable {
         try VipsRuntime.start(extraLoaders: configuration.extraLoaders)
         VipsRuntime.setThreadsPerImage(configuration.threadsPerImage)
         self.configuration = configuration
-        self.decoder = SourceDecoder(limits: configuration.limits)
+        if let settings = configuration.isolation {
+            let pool = WorkerPool(settings: .init(
+                executable: settings.executable, environment: settings.environment,
+                setup: .init(version: WorkerProtocol.version, extraLoaders: configuration.extraLoaders,
+                             threadsPerImage: configuration.threadsPerImage, limits: configuration.limits)))
+            let budget = MemoryBudget(total: settings.maxMemory ?? MemoryBudget.defaultTotal(),
+                                      workers: configuration.cpuConcurrency)
+            workers = pool
+            isolation = .workers(pool, budget, configuration.limits)
+        } else {
+            workers = nil
+            isolation = .none(SourceDecoder(limits: configuration.limits))
+        }
         var delivery = OutputDelivery(
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
@@ -147,13 +162,20 @@ public final class Pipeline: Sendable {
     func schedule(_ job: Job) {
         let request = job.request
         let (task, isNew) = registry.task(for: job, make: makeTask)
-        let render = RenderOperation(job: job, decode: task.decode, limits: configuration.limits,
-                                     cancellation: cancellation)
-        let write = WriteOperation(job: job, render: render, delivery: delivery,
-                                   cache: configuration.cache)
-        render.queuePriority = request.priority.queuePriority
-        write.queuePriority = request.priority.queuePriority
-        job.own([render, write])
+        var operations: [(Operation, OperationQueue)] = []
+        switch task.pixels {
+        case .inProcess(let decode):
+            let render = RenderOperation(job: job, decode: decode, limits: configuration.limits,
+                                         cancellation: cancellation)
+            operations.append((render, renderQueue))
+            operations.append((WriteOperation(job: job, render: render, delivery: delivery,
+                                              cache: configuration.cache), writeQueue))
+        case .worker(let unit):
+            operations.append((WriteOperation(job: job, unit: unit, delivery: delivery,
+                                              cache: configuration.cache), writeQueue))
+        }
+        operations.forEach { $0.0.queuePriority = request.priority.queuePriority }
+        job.own(operations.map(\.0))
         if isNew {
             task.identify.onStart = { [registry] in registry.remove($0) }
         }
@@ -163,11 +185,15 @@ public final class Pipeline: Sendable {
             if isNew {
                 if let download = task.download { state.batch.append((download, downloadQueue)) }
                 state.batch.append((task.identify, decodeQueue))
-                state.batch.append((task.decode, decodeQueue))
+                // A worker's unit only waits on a pipe: on the render queue, so that the
+                // identification of the next sources (hashing) runs meanwhile.
+                switch task.pixels {
+                case .inProcess(let decode): state.batch.append((decode, decodeQueue))
+                case .worker(let unit): state.batch.append((unit, renderQueue))
+                }
                 state.decodes += 1
             }
-            state.batch.append((render, renderQueue))
-            state.batch.append((write, writeQueue))
+            state.batch += operations
             return (false, state.batch.count >= Self.batchSize * 2)
         }
         if cancelled { return job.cancel() }
@@ -182,7 +208,7 @@ public final class Pipeline: Sendable {
             download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch)
             download?.order = request.row
         }
-        return SourceTask(source: request.source, download: download, planner: planner, decoder: decoder,
+        return SourceTask(source: request.source, download: download, planner: planner, isolation: isolation,
                           cancellation: cancellation) { [weak self] job, plan in
             self?.carryOut(plan, for: job)
         }
@@ -247,6 +273,13 @@ public final class Pipeline: Sendable {
             Thread.sleep(forTimeInterval: 0.005)
         }
         downloads.finish()
+        workers?.finish()
+    }
+
+    /// Kills the worker processes of every pipeline in this process at once: for an exit that
+    /// cannot wait for a cancel (a second signal), so that no worker outlives the run.
+    public static func stopEveryWorker() {
+        WorkerPool.stopEveryWorker()
     }
 
     /// Cancels every row in flight (encodes stop at once; they end as `cancelled`) and refuses
@@ -258,6 +291,8 @@ public final class Pipeline: Sendable {
         }
         jobs.forEach { $0.cancel() }
         cancellation.cancel()
+        // A worker stuck inside C would hold its unit's thread: killed, it lets go at once.
+        workers?.stopAll()
         for case let download as DownloadOperation in downloadQueue.operations { download.abandon() }
     }
 }

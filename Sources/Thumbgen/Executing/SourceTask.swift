@@ -10,14 +10,35 @@ import Synchronization
 final class SourceTask: Sendable {
     /// Where the source is.
     let source: SourceLocation
-    /// The operation that opens the source; the jobs' renders depend on it.
-    let decode: DecodeOperation
+    /// What makes the pixels: a decode in process (the jobs' renders depend on it), or one unit
+    /// in a worker process (the jobs' writes depend on it).
+    let pixels: Pixels
     /// The operation that learns the source's digest and serves the jobs the cache can; the
     /// decode depends on it.
     let identify: IdentifyOperation
     /// The operation that fetches a remote source first; the identification depends on it.
     let download: DownloadOperation?
     private let state = Mutex(State())
+
+    /// Where a source's decode, renders and encodes run.
+    enum Pixels {
+        case inProcess(DecodeOperation)
+        case worker(WorkerUnitOperation)
+
+        /// The operation itself, for the queue.
+        var operation: Operation {
+            switch self {
+            case .inProcess(let decode): decode
+            case .worker(let unit): unit
+            }
+        }
+    }
+
+    /// Where the source's pixels are made: in process, or by a worker of the pool.
+    enum Isolation {
+        case none(SourceDecoder)
+        case workers(WorkerPool, MemoryBudget, ImagingLimits)
+    }
 
     private struct State {
         var jobs: [Job] = []
@@ -26,15 +47,21 @@ final class SourceTask: Sendable {
 
     /// A task for `source`, fetched by `download` first when it is remote, planned again by
     /// `planner` once its digest is known (a job that will not render from it goes to
-    /// `handBack`), and decoded with `decoder`.
+    /// `handBack`), and decoded as `isolation` says.
     init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
-         decoder: SourceDecoder, cancellation: Cancellation?,
+         isolation: Isolation, cancellation: Cancellation?,
          handBack: @escaping @Sendable (Job, RowPlan) -> Void) {
         self.source = source
         self.download = download
         identify = IdentifyOperation(source: source, download: download, planner: planner,
                                      cancellation: cancellation, handBack: handBack)
-        decode = DecodeOperation(decoder: decoder, after: identify, cancellation: cancellation)
+        switch isolation {
+        case .none(let decoder):
+            pixels = .inProcess(DecodeOperation(decoder: decoder, after: identify, cancellation: cancellation))
+        case .workers(let pool, let budget, let limits):
+            pixels = .worker(WorkerUnitOperation(after: identify, workers: pool, budget: budget,
+                                                 limits: limits, cancellation: cancellation))
+        }
         identify.task = self
         download?.isWanted = { [weak self] in self?.isWanted ?? false }
     }
@@ -50,7 +77,7 @@ final class SourceTask: Sendable {
             guard state.open else { return false }
             state.jobs.append(job)
             let highest = state.jobs.map(\.request.priority).max() ?? .normal
-            decode.queuePriority = highest.queuePriority
+            pixels.operation.queuePriority = highest.queuePriority
             identify.queuePriority = highest.queuePriority
             download?.queuePriority = highest.queuePriority
             return true

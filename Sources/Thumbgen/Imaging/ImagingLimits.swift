@@ -2,7 +2,7 @@
 ///
 /// The pixel and frame limits are checked from the header, before any pixel is decoded, so a
 /// decompression bomb (`lottapixel.jpg` declares 64250×64250) costs a header read.
-public struct ImagingLimits: Sendable, Equatable {
+public struct ImagingLimits: Sendable, Equatable, Codable {
     /// Pixels one decode may produce: width × height × frames loaded (`--max-pixels`). sharp's
     /// `limitInputPixels` default: 16383 × 16383.
     public var maxPixels = 268_402_689

@@ -1,6 +1,6 @@
 /// Per-format encoder settings that change output bytes; run-wide flags, part of every
 /// output's cache key. Defaults are sharp's, which users of sharp and imgproxy expect.
-public struct EncodingOptions: Sendable, Equatable, Hashable {
+public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     /// JPEG: progressive scans (`--jpeg-progressive`); baseline by default.
     public var jpegProgressive = false
     /// PNG: quantise to a palette of at most 256 colours (`--png-palette`), much smaller for

@@ -40,6 +40,9 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     case cancelled
     /// An earlier row in the manifest writes other bytes to the same output path.
     case outputConflict = "output_conflict"
+    /// The worker process decoding the source died (a signal, such as SIGSEGV in a decoder);
+    /// the message names the signal and the stage. The run goes on with a new worker.
+    case crashed
 }
 
 /// Why one row failed: a code for scripts and a message for people that names the source.

@@ -2,7 +2,7 @@
 ///
 /// Two rows with equal specs over the same source produce identical bytes; `identifier` is the
 /// stable text form that goes into cache keys, so every field must appear in it.
-public struct ThumbnailSpec: Sendable, Equatable, Hashable {
+public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     /// The target box (`size`, `width`, `height`).
     public var box: TargetBox = .unbounded
     /// How the source fits the box (`fit`).

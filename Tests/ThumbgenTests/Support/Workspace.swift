@@ -33,13 +33,13 @@ final class Workspace: @unchecked Sendable {
 
     /// Writes `manifest` and runs `thumbgen MANIFEST --out out --report report.json ARGS`.
     func run(manifest: String, name: String = "manifest.csv", _ arguments: [String] = [],
-             timeout: Duration = .seconds(120),
+             environment: [String: String] = [:], timeout: Duration = .seconds(120),
              sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> Run {
         let url = try folder.write(manifest, to: name)
         try? FileManager.default.removeItem(at: reportURL)
         let result = try await CLIRunner.run(
             [url.path, "--out", out.path, "--report", reportURL.path] + arguments,
-            cacheDirectory: cache, timeout: timeout, sourceLocation: sourceLocation)
+            cacheDirectory: cache, environment: environment, timeout: timeout, sourceLocation: sourceLocation)
         let report = FileManager.default.fileExists(atPath: reportURL.path)
             ? try Report.read(reportURL) : nil
         return Run(result: result, report: report)

@@ -8,12 +8,16 @@ import Synchronization
 final class DecodeOperation: Operation, @unchecked Sendable {
     /// How the source is opened.
     let decoder: SourceDecoder
-    private let identify: IdentifyOperation
+    /// What to decode, once the identification has run.
+    private let handover: @Sendable () -> IdentifyOperation.Handover?
     private let outcome = Mutex<Result<DecodedRow, ThumbnailFailure>?>(nil)
     private let outcomes = Mutex<[ObjectIdentifier: Result<DecodedRow, ThumbnailFailure>]>([:])
     private let startedAt = Mutex<ContinuousClock.Instant?>(nil)
     /// The run's stop button: stops the decode when pressed.
     let cancellation: Cancellation?
+    /// Asked, once the header is read, for the memory the decode needs (a worker asks its
+    /// parent, which holds the run's `--max-memory` budget); throws to refuse it.
+    var admitDecode: ((WorkerProtocol.Estimate) throws(ImagingError) -> Void)?
 
     /// What `job` renders from, or the failure; nil if the operation was cancelled before it
     /// ran, or the job never reached it (served from the cache, failed before).
@@ -26,14 +30,22 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     /// Decodes with `decoder` what `identify` hands over (it runs after it).
     init(decoder: SourceDecoder, after identify: IdentifyOperation, cancellation: Cancellation?) {
         self.decoder = decoder
-        self.identify = identify
+        self.handover = { identify.handover }
         self.cancellation = cancellation
         super.init()
         addDependency(identify)
     }
 
+    /// Decodes with `decoder` what `handover` names, with nothing to wait for (a worker's unit).
+    init(decoder: SourceDecoder, handover: IdentifyOperation.Handover, cancellation: Cancellation?) {
+        self.decoder = decoder
+        self.handover = { handover }
+        self.cancellation = cancellation
+        super.init()
+    }
+
     override func main() {
-        guard !isCancelled, let handover = identify.handover else { return }
+        guard !isCancelled, let handover = handover() else { return }
         startedAt.withLock { $0 = .now }
         let jobs = handover.jobs.filter { !$0.isFinished }
         guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
@@ -63,6 +75,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     private func decodeInGroups(_ path: String, for jobs: [Job], digest: String?,
                                 stamp: FileIndex.Stamp?, keepAlive: TemporaryDownload?,
                                 watch: StageWatch) throws(ImagingError) {
+        StageReport.enter(.open)
         let opened = try decoder.open(path: path)
         watch.enter("decode")
         let header = opened.header
@@ -96,6 +109,10 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                                   heifThumbnailScale: opened.heifThumbnailScale),
                       allFrames: allFrames($0))
         }
+        if let admitDecode {
+            try admitDecode(DecodeEstimate.of(header, groups: groups.keys.map { ($0.scale, $0.allFrames) }))
+        }
+        StageReport.enter(.decode)
         // Every frame of an animation held in memory for sharing would cost frames × width ×
         // height × bands bytes (192 MB for 400 frames of 400×300); decoding it again per row
         // streams in constant memory, and GIF and WebP decode fast.

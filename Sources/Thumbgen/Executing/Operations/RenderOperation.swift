@@ -85,7 +85,9 @@ final class RenderOperation: Operation, @unchecked Sendable {
         if row.passesThrough, let path = decoded.path, let data = PassThrough.bytes(of: path, format: format) {
             return (data, decoded.header.orientedWidth, decoded.header.orientedHeight)
         }
+        StageReport.enter(.render, row: job.request.row)
         let image = try renderer.render(decoded, spec: spec, plan: row.geometry, format: format, watch: watch)
+        StageReport.enter(.encode, row: job.request.row)
         let data = try encoder.encode(image, as: format, quality: spec.quality, options: spec.encoding, watch: watch)
         return (data, image.width, image.pageHeight)
     }

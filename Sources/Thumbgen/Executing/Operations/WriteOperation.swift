@@ -7,18 +7,30 @@ final class WriteOperation: Operation, @unchecked Sendable {
     /// The job's generation when this operation was made: once the job moves on (served from
     /// the cache, or started again on another source task), this operation leaves it alone.
     private let generation: Int
-    private let render: RenderOperation
+    /// The output, once the operation it runs after has made it.
+    private let encoded: @Sendable () -> RenderOperation.Encoded?
     private let delivery: OutputDelivery
     private let cache: ThumbnailCache?
 
-    init(job: Job, render: RenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
+    /// Writes what `render` made for `job`.
+    convenience init(job: Job, render: RenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
+        self.init(job: job, after: render, encoded: { render.encoded }, delivery: delivery, cache: cache)
+    }
+
+    /// Writes what `unit` (a worker's) made for `job`.
+    convenience init(job: Job, unit: WorkerUnitOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
+        self.init(job: job, after: unit, encoded: { unit.encoded(for: job) }, delivery: delivery, cache: cache)
+    }
+
+    private init(job: Job, after maker: Operation, encoded: @escaping @Sendable () -> RenderOperation.Encoded?,
+                 delivery: OutputDelivery, cache: ThumbnailCache?) {
         self.job = job
         generation = job.generation
-        self.render = render
+        self.encoded = encoded
         self.delivery = delivery
         self.cache = cache
         super.init()
-        addDependency(render)
+        addDependency(maker)
     }
 
     /// Runs the write (or skips it when cancelled), then frees the job's operations: this is
@@ -32,7 +44,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
 
     override func main() {
         guard !job.isFinished, job.generation == generation else { return }
-        guard let encoded = render.encoded else {
+        guard let encoded = encoded() else {
             // Every render ends its row or leaves an output; this keeps "every row ends" true
             // whatever a future render path forgets.
             return job.fail(ThumbnailFailure(.encodeFailed, "\(job.request.sourceText): no output was made"))

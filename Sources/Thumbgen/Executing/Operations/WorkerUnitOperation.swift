@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+
+/// The in-process `DecodeOperation` and `RenderOperation`s of one source, moved into a worker
+/// process: the jobs its `IdentifyOperation` hands over go to a worker as one unit, and each
+/// row's encoded bytes (or failure) come back. Whatever the worker does (crash, hang, grow
+/// without end), every row of the unit ends here, and the next unit gets a fresh worker.
+final class WorkerUnitOperation: Operation, @unchecked Sendable {
+    private let identify: IdentifyOperation
+    private let workers: WorkerPool
+    private let budget: MemoryBudget
+    private let limits: ImagingLimits
+    private let cancellation: Cancellation?
+    private let outputs = Mutex<[ObjectIdentifier: RenderOperation.Encoded]>([:])
+
+    /// Renders, in a worker from `workers`, what `identify` hands over (it runs after it).
+    init(after identify: IdentifyOperation, workers: WorkerPool, budget: MemoryBudget,
+         limits: ImagingLimits, cancellation: Cancellation?) {
+        self.identify = identify
+        self.workers = workers
+        self.budget = budget
+        self.limits = limits
+        self.cancellation = cancellation
+        super.init()
+        addDependency(identify)
+    }
+
+    /// `job`'s encoded output, once the unit has run and made it.
+    func encoded(for job: Job) -> RenderOperation.Encoded? {
+        outputs.withLock { $0[ObjectIdentifier(job)] }
+    }
+
+    override func main() {
+        guard !isCancelled, let handover = identify.handover else { return }
+        let jobs = handover.jobs.filter { !$0.isFinished }
+        guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
+        let src = jobs[0].request.sourceText
+        let worker: WorkerProcess
+        do {
+            worker = try workers.checkout()
+        } catch {
+            return jobs.forEach { $0.fail(ThumbnailFailure(.crashed, "\(src): no worker process could be started: \(error)")) }
+        }
+        let unit = WorkerProtocol.Unit(path: handover.bytes.path, rows: jobs.enumerated().map { index, job in
+            WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, spec: job.request.spec)
+        })
+        let conversation = UnitConversation(
+            worker: worker, budget: budget, seconds: limits.seconds, cancellation: cancellation,
+            listener: .init(
+                output: { [self] header, data in
+                    guard jobs.indices.contains(header.row) else { return }
+                    accept(header, data: data, for: jobs[header.row], bytes: handover.bytes)
+                },
+                failure: { failure in
+                    guard jobs.indices.contains(failure.row) else { return }
+                    let message = failure.message.replacingOccurrences(of: WorkerProtocol.sourcePlaceholder, with: src)
+                    jobs[failure.row].fail(ThumbnailFailure(failure.code, message))
+                },
+                loaded: { loaded in
+                    guard jobs.indices.contains(loaded.row) else { return }
+                    jobs[loaded.row].loaded(loaded.source)
+                }))
+        let ending = conversation.run(unit)
+        if case .done = ending { workers.checkin(worker) } else { workers.discard(worker) }
+        withExtendedLifetime(handover.bytes.file) {}  // a download stays on disk until here
+        guard let failure = failure(for: ending, src: src) else { return }
+        for job in jobs where !job.isFinished && encoded(for: job) == nil {
+            job.fail(failure)
+        }
+    }
+
+    /// Takes one row's output: hashed and keyed here, where the cache is.
+    private func accept(_ header: WorkerProtocol.Output, data: Data, for job: Job, bytes: SourceBytes) {
+        job.record(\.decode, milliseconds: header.decodeMs)
+        job.record(\.render, milliseconds: header.renderMs)
+        // A local file rewritten since it was hashed may have given other pixels: they must
+        // not be cached (nor reported) under the old digest.
+        if let stamp = bytes.stamp, FileIndex.Stamp.of(bytes.path) != stamp {
+            return job.fail(ThumbnailFailure(.sourceUnreadable, "\(job.request.sourceText): the file "
+                                             + "changed while it was being read; run again"))
+        }
+        let encoded = RenderOperation.Encoded(
+            data: data, width: header.width, height: header.height, format: header.format,
+            sha256: ContentDigest.of(data),
+            cacheKey: bytes.digest.map { OutputKey(sourceDigest: $0, request: job.request,
+                                                   strictness: limits.strictness) })
+        outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
+    }
+
+    /// What the rows still open fail with, after the unit ended as `ending`.
+    private func failure(for ending: UnitConversation.Ending, src: String) -> ThumbnailFailure? {
+        switch ending {
+        case .done:
+            // Every row has its output or its failure; one without is a worker's bug.
+            return ThumbnailFailure(.encodeFailed, "\(src): the worker made no output")
+        case .cancelled:
+            return ThumbnailFailure(.cancelled, "\(src): cancelled")
+        case .died(let exit, let stage):
+            return ThumbnailFailure(.crashed, "\(src): the worker process died of \(exit.description) "
+                                    + "while \(stage.gerund) this source; the run went on with a new one")
+        case .overran(let stage, let seconds):
+            return ThumbnailFailure(.timeout, "\(src): \(stage.gerund) ran past the \(seconds.formatted()) s "
+                                    + "limit (--timeout); the worker was stopped")
+        case .outgrew(let limit, let estimate, let stage):
+            let guess = estimate.map { ", against an estimate of \(MemoryBudget.text($0)) from its header" } ?? ""
+            return ThumbnailFailure(.tooLarge, "\(src): the worker passed its memory limit of "
+                                    + "\(MemoryBudget.text(limit)) while \(stage.gerund) this source\(guess) "
+                                    + "(--max-memory)")
+        }
+    }
+}

@@ -1,0 +1,24 @@
+/// The memory one source's decode needs, worked out from its header before any pixel is
+/// decoded: what the `--max-memory` budget admits.
+///
+/// The estimate is the largest decoded image the unit holds: width × height at the scale the
+/// loader reduces to (JPEG and WebP shrink on load), × the frames kept, × bands (3, or 4 with
+/// alpha), × bytes per band (1, or 2 beyond 8 bits). It is an upper bound for a streamed
+/// decode, which holds strips of it, and about right for one held in memory (shared by
+/// several rows, turned upright, or animated).
+enum DecodeEstimate {
+    /// The estimate for `header`, decoded once per group (`scale`: the fraction of full size
+    /// the loader decodes at; `allFrames`: every frame kept).
+    static func of(_ header: ImageHeader, groups: [(scale: Double, allFrames: Bool)]) -> WorkerProtocol.Estimate {
+        let bands = header.hasAlpha ? 4.0 : 3.0
+        let depth = header.isEightBit ? 1.0 : 2.0
+        let largest = groups.map { group -> Double in
+            let width = (Double(header.orientedWidth) * group.scale).rounded(.up)
+            let height = (Double(header.orientedHeight) * group.scale).rounded(.up)
+            let frames = group.allFrames ? Double(header.frames) : 1
+            return width * height * frames * bands * depth
+        }.max() ?? 0
+        return WorkerProtocol.Estimate(bytes: Int64(min(largest, Double(Int64.max / 2))),
+                                       width: header.orientedWidth, height: header.orientedHeight)
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// The parent's side of one unit in one worker: sends it, hands each row's output or failure
+/// on as it comes, admits the decode's memory, and watches the clock, the worker's memory and
+/// the run's cancellation. The watchdog is this loop: it wakes at least every `tick`.
+struct UnitConversation {
+    /// How the unit ended.
+    enum Ending {
+        /// The worker said `done`; it can take another unit.
+        case done
+        /// The worker died (crashed, or was killed from outside) while at `stage`.
+        case died(WorkerProcess.Exit, stage: WorkerStage)
+        /// `stage` ran past its deadline; the worker was killed.
+        case overran(stage: WorkerStage, seconds: Double)
+        /// The worker's memory passed `limit`; it was killed.
+        case outgrew(limit: Int64, estimate: Int64?, stage: WorkerStage)
+        /// The run was cancelled; the worker was killed.
+        case cancelled
+    }
+
+    /// What the rows hear.
+    struct Listener {
+        var output: (WorkerProtocol.Output, Data) -> Void
+        var failure: (WorkerProtocol.Failure) -> Void
+        var loaded: (WorkerProtocol.Loaded) -> Void
+    }
+
+    var worker: WorkerProcess
+    var budget: MemoryBudget
+    /// Each stage's deadline (`--timeout`), and how long past it the worker's own watch is
+    /// given to report the timeout before it is killed.
+    var seconds: Double
+    var cancellation: Cancellation?
+    var listener: Listener
+    static let tick = Duration.milliseconds(50)
+
+    /// Runs `unit` to its end. Memory granted is given back before it returns.
+    func run(_ unit: WorkerProtocol.Unit) -> Ending {
+        var stage = WorkerStage.open
+        var granted: Int64 = 0
+        var estimate: Int64?
+        defer { if granted > 0 { budget.release(granted) } }
+        guard worker.writer.send(.unit, unit) else { return .died(worker.wait(), stage: stage) }
+        var deadline = ContinuousClock.now + .seconds(seconds + StageWatch.grace + 0.5)
+        while true {
+            if cancellation?.isCancelled == true {
+                worker.stop()
+                return .cancelled
+            }
+            let limit = max(budget.share, granted) + MemoryBudget.processBaseline
+            if worker.residentBytes > limit {
+                worker.stop()
+                return .outgrew(limit: limit, estimate: estimate, stage: stage)
+            }
+            switch worker.reader.next(until: min(deadline, .now + Self.tick)) {
+            case .timedOut:
+                if ContinuousClock.now >= deadline {
+                    worker.stop()
+                    return .overran(stage: stage, seconds: seconds)
+                }
+            case .closed:
+                return cancellation?.isCancelled == true ? .cancelled : .died(worker.wait(), stage: stage)
+            case .frame(let frame):
+                switch frame.kind {
+                case .stage:
+                    if let reached = frame.decoded(WorkerProtocol.Stage.self) { stage = reached.stage }
+                    deadline = .now + .seconds(seconds + StageWatch.grace + 0.5)
+                case .estimate:
+                    guard let asked = frame.decoded(WorkerProtocol.Estimate.self) else { break }
+                    estimate = asked.bytes
+                    var refusal: String?
+                    if asked.bytes > budget.total {
+                        refusal = "decoding \(asked.width)×\(asked.height) needs an estimated "
+                            + "\(MemoryBudget.text(asked.bytes)), over the --max-memory budget of "
+                            + MemoryBudget.text(budget.total)
+                    } else if budget.reserve(asked.bytes, isCancelled: { cancellation?.isCancelled == true }) {
+                        granted = asked.bytes
+                    } else {
+                        worker.stop()
+                        return .cancelled
+                    }
+                    worker.writer.send(.admit, WorkerProtocol.Admit(refusal: refusal))
+                    deadline = .now + .seconds(seconds + StageWatch.grace + 0.5)
+                case .loaded:
+                    if let loaded = frame.decoded(WorkerProtocol.Loaded.self) { listener.loaded(loaded) }
+                case .output:
+                    if let (header, bytes) = frame.output { listener.output(header, bytes) }
+                case .failure:
+                    if let failure = frame.decoded(WorkerProtocol.Failure.self) { listener.failure(failure) }
+                case .done:
+                    return .done
+                case .setup, .ready, .unit, .admit:
+                    worker.stop()
+                    return .died(worker.wait(), stage: stage)
+                }
+            }
+        }
+    }
+}

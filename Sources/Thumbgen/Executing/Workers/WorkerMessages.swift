@@ -1,0 +1,136 @@
+import Foundation
+
+/// The bodies of the frames the parent and its workers exchange (`WorkerFrame`), and the
+/// protocol's version.
+enum WorkerProtocol {
+    /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
+    /// version is stopped, and its rows fail.
+    static let version = 1
+
+    /// What a worker is told of the row's source instead of its `src` cell, which may be a
+    /// URL: a worker never sees one. The parent puts the cell back into messages.
+    static let sourcePlaceholder = "\u{FFFC}src"
+
+    /// `setup`: what every unit of the run shares.
+    struct Setup: Codable {
+        var version: Int
+        /// Loaders enabled besides the known formats (`--enable-loader`).
+        var extraLoaders: [String]
+        /// libvips threads per image.
+        var threadsPerImage: Int
+        var limits: ImagingLimits
+    }
+
+    /// `ready`: the worker's answer to `setup`.
+    struct Ready: Codable {
+        var version: Int
+        var pid: Int32
+    }
+
+    /// `unit`: one source file, already on local disk, and the rows that share its decode.
+    struct Unit: Codable {
+        /// The file to decode: a local source, or the parent's download of a remote one.
+        var path: String
+        var rows: [UnitRow]
+    }
+
+    /// One row of a unit: what its output is, never where it goes.
+    struct UnitRow: Codable {
+        /// The row's place in the unit; results name it.
+        var index: Int
+        /// The `out` template, which decides an `auto` format by its extension.
+        var outTemplate: String
+        var spec: ThumbnailSpec
+    }
+
+    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's).
+    struct Stage: Codable {
+        var stage: WorkerStage
+        var row: Int?
+    }
+
+    /// `estimate`: the decode's memory, from the header, which the parent admits or refuses.
+    struct Estimate: Codable {
+        var bytes: Int64
+        /// The header's size and the scale it loads at, for the message of a refusal.
+        var width: Int
+        var height: Int
+    }
+
+    /// `admit`: go ahead, or fail the unit's rows with `refusal` (`too_large`).
+    struct Admit: Codable {
+        var refusal: String?
+    }
+
+    /// `loaded`: what the source is.
+    struct Loaded: Codable {
+        var row: Int
+        var source: RowResult.SourceInfo
+    }
+
+    /// The JSON part of `output`; the encoded bytes follow it.
+    struct Output: Codable {
+        var row: Int
+        var width: Int
+        var height: Int
+        var format: OutputFormat
+        /// Milliseconds of decode (the row's share of the unit's) and of render and encode.
+        var decodeMs: Double?
+        var renderMs: Double?
+    }
+
+    /// `failure`: why one row failed, with the placeholder for its source.
+    struct Failure: Codable {
+        var row: Int
+        var code: ErrorCode
+        var message: String
+    }
+
+    /// `done`: the unit is over.
+    struct Done: Codable {}
+}
+
+/// Where a worker is in a unit: what the watchdog times, and what a crash message names.
+enum WorkerStage: String, Codable, Sendable {
+    /// Sniffing the format and reading the header.
+    case open
+    /// Decoding pixels (shrink-on-load, orientation).
+    case decode
+    /// Cropping and resampling one row's output.
+    case render
+    /// Encoding one row's output.
+    case encode
+
+    /// The stage as it reads after "while": "while decoding".
+    var gerund: String {
+        switch self {
+        case .open: return "opening"
+        case .decode: return "decoding"
+        case .render: return "rendering"
+        case .encode: return "encoding"
+        }
+    }
+}
+
+extension WorkerFrame {
+    /// An `output` frame: `header` as JSON, then `bytes`.
+    static func output(_ header: WorkerProtocol.Output, bytes: Data) -> WorkerFrame? {
+        guard let json = try? JSONEncoder().encode(header) else { return nil }
+        var body = Data(capacity: 4 + json.count + bytes.count)
+        body.appendLittleEndian(UInt32(json.count))
+        body.append(json)
+        body.append(bytes)
+        return WorkerFrame(kind: .output, body: body)
+    }
+
+    /// An `output` frame's header and bytes; nil when the body is not one.
+    var output: (WorkerProtocol.Output, Data)? {
+        guard kind == .output, body.count >= 4 else { return nil }
+        let length = Int(body.littleEndianUInt32(at: 0))
+        guard length <= body.count - 4 else { return nil }
+        let start = body.startIndex + 4
+        guard let header = try? JSONDecoder().decode(WorkerProtocol.Output.self,
+                                                     from: body[start..<(start + length)]) else { return nil }
+        return (header, Data(body[(start + length)...]))
+    }
+}

@@ -1,0 +1,154 @@
+import CSystem
+import Foundation
+import Synchronization
+
+/// One worker process, seen from the parent: started with a minimal environment, spoken to
+/// over two pipes, and stopped with SIGKILL when it overruns, grows too large or the run is
+/// cancelled.
+final class WorkerProcess: @unchecked Sendable {
+    /// The process id.
+    let pid: pid_t
+    /// Frames from the worker.
+    let reader: WorkerFrameReader
+    /// Frames to the worker.
+    let writer: WorkerFrameWriter
+    /// Units it has served, for recycling.
+    var units = 0
+    private let toWorker: Int32
+    private let fromWorker: Int32
+    /// The wait status, once the process has been reaped.
+    private let status = Mutex<Int32?>(nil)
+    /// Whether the pipe to the worker is still open (`finish()` closes it, once).
+    private let inputOpen = Mutex(true)
+
+    /// How the process ended.
+    enum Exit: Equatable {
+        case signal(Int32)
+        case code(Int32)
+
+        /// "SIGSEGV", "SIGABRT", ...; "exit status N".
+        var description: String {
+            switch self {
+            case .signal(let number): return Self.signalName(number)
+            case .code(let code): return "exit status \(code)"
+            }
+        }
+
+        private static func signalName(_ number: Int32) -> String {
+            let names: [Int32: String] = [
+                SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGFPE: "SIGFPE",
+                SIGILL: "SIGILL", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGSYS: "SIGSYS",
+                SIGTRAP: "SIGTRAP", SIGPIPE: "SIGPIPE", SIGINT: "SIGINT",
+            ]
+            return names[number] ?? "signal \(number)"
+        }
+    }
+
+    /// Starts `executable` in the worker mode and hands it `setup`; throws a readable reason
+    /// when it cannot be started or does not answer as this version does.
+    init(executable: String, environment: [String: String], setup: WorkerProtocol.Setup) throws(WorkerStartError) {
+        var down: [Int32] = [0, 0], up: [Int32] = [0, 0]
+        guard tg_sys_pipe_cloexec(&down) == 0 else { throw .init("pipe: \(String(cString: strerror(errno)))") }
+        guard tg_sys_pipe_cloexec(&up) == 0 else {
+            close(down[0]); close(down[1])
+            throw .init("pipe: \(String(cString: strerror(errno)))")
+        }
+        // The child's ends must not already be 3 or 4: dup2 onto itself would keep O_CLOEXEC.
+        let childIn = Self.above(4, down[0]), childOut = Self.above(4, up[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, 2, 1)  // stray prints must not reach a pipe
+        posix_spawn_file_actions_adddup2(&actions, childIn, 3)
+        posix_spawn_file_actions_adddup2(&actions, childOut, 4)
+        _ = tg_sys_spawn_close_from(&actions, 5)
+        let argv: [UnsafeMutablePointer<CChar>?] = [executable, WorkerLoop.argument].map { (text: String) in strdup(text) } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var child: pid_t = 0
+        let spawned = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        for fd in Set([down[0], up[1], childIn, childOut]) { close(fd) }
+        guard spawned == 0 else {
+            close(down[1]); close(up[0])
+            throw .init("\(executable): \(String(cString: strerror(spawned)))")
+        }
+        pid = child
+        toWorker = down[1]
+        fromWorker = up[0]
+        reader = WorkerFrameReader(descriptor: fromWorker)
+        writer = WorkerFrameWriter(descriptor: toWorker)
+        writer.send(.setup, setup)
+        guard case .frame(let frame) = reader.next(until: .now + .seconds(30)), frame.kind == .ready,
+              let ready = frame.decoded(WorkerProtocol.Ready.self) else {
+            stop()
+            throw .init("the worker did not start (\(wait().description))")
+        }
+        guard ready.version == WorkerProtocol.version else {
+            stop()
+            throw .init("the worker speaks protocol \(ready.version), not \(WorkerProtocol.version)")
+        }
+    }
+
+    deinit {
+        stop()
+        _ = wait()
+        finish()
+        close(fromWorker)
+    }
+
+    /// Kills the process at once; it may be stuck in C, where nothing else reaches it.
+    func stop() {
+        if status.withLock({ $0 }) == nil { kill(pid, SIGKILL) }
+    }
+
+    /// Asks the worker to finish: it exits when its input closes.
+    func finish() {
+        let first = inputOpen.withLock { open in
+            defer { open = false }
+            return open
+        }
+        if first { close(toWorker) }
+    }
+
+    /// Waits for the process to end and says how it did.
+    @discardableResult
+    func wait() -> Exit {
+        var raw: Int32 = 0
+        if let known = status.withLock({ $0 }) {
+            raw = known
+        } else {
+            var result: pid_t
+            repeat { result = waitpid(pid, &raw, 0) } while result < 0 && errno == EINTR
+            if result == pid {
+                status.withLock { $0 = raw }
+            } else {
+                // Another thread reaped it: its status is there in a moment.
+                while status.withLock({ $0 }) == nil { usleep(1000) }
+                raw = status.withLock { $0 } ?? 0
+            }
+        }
+        // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import.
+        let signal = raw & 0x7f
+        return signal != 0 ? .signal(signal) : .code((raw >> 8) & 0xff)
+    }
+
+    /// Bytes of memory the process holds now (its resident set); 0 once it is gone.
+    var residentBytes: Int64 {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .ascii) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int64(fields[1]) else { return 0 }
+        return pages * Int64(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// `fd` if it is above `floor`, else a close-on-exec copy of it that is.
+    private static func above(_ floor: Int32, _ fd: Int32) -> Int32 {
+        fd > floor ? fd : fcntl(fd, F_DUPFD_CLOEXEC, floor + 1)
+    }
+}
+
+/// Why a worker could not be started.
+struct WorkerStartError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+import Thumbgen
+
+/// Worker isolation: a decoder that crashes, hangs or allocates without end fails only the
+/// rows of its own source, and the run goes on. The faults are made on purpose by
+/// `THUMBGEN_WORKER_FAULT`, which only the worker mode honours.
+@Suite("Worker isolation: faults")
+struct WorkerFaultTests {
+    /// Three sources, five rows: the victim's two rows, and three bystanders'.
+    static let rows = [
+        ["victim.png", "victim-a.webp", "64"], ["good.png", "good-a.jpg", "48"],
+        ["victim.png", "victim-b.png", "32"], ["good.png", "good-b.webp", "40"],
+        ["other.jpg", "other.png", "24"],
+    ]
+    static let manifest = CSV.manifest(["src", "out", "size"], rows)
+    static let bystanders = ["good-a.jpg", "good-b.webp", "other.png"]
+
+    static func workspace() throws -> Workspace {
+        let space = try Workspace()
+        try space.fixture(RawImage.quadrants(width: 120, height: 90), "victim.png")
+        try space.fixture(RawImage.quadrants(width: 160, height: 100), "good.png")
+        try space.fixture(RawImage.quadrants(width: 90, height: 90), "other.jpg", as: .jpeg)
+        return space
+    }
+
+    /// What a clean run writes: each bystander's bytes.
+    static func cleanOutputs() async throws -> [String: Data] {
+        let space = try workspace()
+        let run = try await space.run(manifest: manifest, ["--no-cache"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        var outputs: [String: Data] = [:]
+        for name in bystanders { outputs[name] = try Data(contentsOf: space.output(name)) }
+        return outputs
+    }
+
+    @Test("A fault at any stage fails only the victim's rows, with the code, signal and stage",
+          arguments: ["segv", "abort", "hang", "alloc"], ["open", "decode", "render", "encode"])
+    func faultFailsOnlyItsRows(fault: String, stage: String) async throws {
+        let clean = try await Self.cleanOutputs()
+        let space = try Self.workspace()
+        // A hang must end at the deadline; the other faults must end on their own, however
+        // slowly a loaded machine lets a worker allocate its way past its limit.
+        let seconds = fault == "hang" ? 1 : 60
+        let run = try await space.run(
+            manifest: Self.manifest, ["--no-cache", "--timeout", "\(seconds)", "--max-memory", "512M"],
+            environment: ["THUMBGEN_WORKER_FAULT": "victim.png:\(fault)@\(stage)"],
+            timeout: .seconds(seconds + 15))
+        #expect(run.status == 1, "\(run.result.stderr)")
+        let report = try #require(run.report, "no report: \(run.result.stderr)")
+        #expect(report.rows.count == 5 && report.summary.rows == 5)
+        #expect(report.summary.written == 3 && report.summary.failed == 2)
+        let gerund = ["open": "opening", "decode": "decoding", "render": "rendering", "encode": "encoding"][stage]!
+        for line in [2, 4] {
+            let row = try #require(report.row(line))
+            let message = row.error?.message ?? ""
+            #expect(row.status == "failed", "\(row)")
+            #expect(message.hasPrefix("victim.png: "), "\(message)")
+            switch fault {
+            case "segv":
+                #expect(row.error?.code == "crashed" && message.contains("SIGSEGV while \(gerund)"), "\(message)")
+            case "abort":
+                #expect(row.error?.code == "crashed" && message.contains("SIGABRT while \(gerund)"), "\(message)")
+            case "hang":
+                // The worker's own watch names its step (open, decode, render); the parent's
+                // watchdog names the stage it last heard of.
+                #expect(row.error?.code == "timeout" && message.contains("(--timeout)"), "\(message)")
+            default:
+                #expect(row.error?.code == "too_large" && message.contains("--max-memory")
+                        && message.contains("while \(gerund)"), "\(message)")
+            }
+        }
+        for name in Self.bystanders {
+            #expect(try Data(contentsOf: space.output(name)) == clean[name], "\(name) differs from a clean run")
+        }
+        #expect(!space.outputFiles.contains { $0.hasPrefix("victim") }, "\(space.outputFiles)")
+    }
+
+    @Test("The in-process mode has no fault hook: --isolation none ignores the variable")
+    func inProcessIgnoresTheInjector() async throws {
+        let space = try Self.workspace()
+        let run = try await space.run(manifest: Self.manifest, ["--no-cache", "--isolation", "none"],
+                                      environment: ["THUMBGEN_WORKER_FAULT": "victim.png:segv@decode"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(run.report?.summary.written == 5)
+    }
+
+    @Test("Isolated and in-process runs write the same bytes")
+    func isolationChangesNoByte() async throws {
+        let isolated = try Self.workspace(), inProcess = try Self.workspace()
+        let first = try await isolated.run(manifest: Self.manifest, ["--no-cache"])
+        let second = try await inProcess.run(manifest: Self.manifest, ["--no-cache", "--isolation", "none"])
+        #expect(first.status == 0 && second.status == 0, "\(first.result.stderr)\(second.result.stderr)")
+        #expect(isolated.outputFiles == inProcess.outputFiles)
+        for name in isolated.outputFiles {
+            #expect(try Data(contentsOf: isolated.output(name)) == Data(contentsOf: inProcess.output(name)), "\(name)")
+        }
+    }
+
+    @Test("A decode estimated over the whole --max-memory budget fails too_large, naming the estimate")
+    func overBudgetIsRefused() async throws {
+        let space = try Self.workspace()
+        try space.fixture(RawImage.quadrants(width: 1200, height: 1000), "large.png")
+        let manifest = CSV.manifest(["src", "out", "size"], [["large.png", "large.jpg", "64"], ["good.png", "good.jpg", "48"]])
+        // 1200 × 1000 × 3 bytes is 3.4 MiB, over a 1 MiB budget; the small one's 47 KiB fits.
+        let run = try await space.run(manifest: manifest, ["--no-cache", "--max-memory", "1M"])
+        let refused = run.report?.row(2)
+        #expect(refused?.error?.code == "too_large", "\(String(describing: refused))")
+        #expect(refused?.error?.message.contains("1200×1000 needs an estimated 3.4 MiB") == true,
+                "\(String(describing: refused?.error?.message))")
+        #expect(run.report?.row(3)?.status == "written")
+    }
+}
