@@ -38,6 +38,12 @@ static inline int tg_sys_no_new_privileges(void) {
     return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
+/// The process's name in `ps` and /proc (16 bytes at most): a worker started through
+/// /proc/self/exe would otherwise be called "exe".
+static inline int tg_sys_set_name(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
 /// No core files from a crashing decoder, and no ptrace attach by other processes of the
 /// same user.
 static inline int tg_sys_not_dumpable(void) {

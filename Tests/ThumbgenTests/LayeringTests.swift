@@ -11,8 +11,11 @@ struct LayeringTests {
         .appendingPathComponent("../../Sources/Thumbgen").standardizedFileURL
 
     /// libvips' functions and constants, `CVips`' shims (libcurl's shims, `tg_curl_`, are
-    /// `curlSymbols`' business) and the GLib calls that free what libvips hands out.
-    static let vipsSymbols = #"vips_|tg_(?!curl_)[a-z]|VIPS_|g_free|g_object"#
+    /// `curlSymbols`' business, and the Linux ones, `tg_sys_`, `systemSymbols`') and the GLib
+    /// calls that free what libvips hands out.
+    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_)[a-z]|VIPS_|g_free|g_object"#
+    /// `CSystem`: its module and its shims.
+    static let systemSymbols = #"import CSystem|tg_sys_"#
     /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).
     static let imagePointer = #"\.pointer\b"#
     /// libcurl's functions, shims, types and constants.
@@ -91,5 +94,18 @@ struct LayeringTests {
         let found = try Self.hits(of: Self.curlSymbols, outside: Self.isCurlWrapper).hits
         let lines = found.map(\.description).joined(separator: "\n")
         #expect(found.isEmpty, "libcurl C outside the Fetching/Curl*.swift files:\n\(lines)")
+    }
+
+    /// Whether `file` (relative to Sources/Thumbgen) may make the workers' Linux calls.
+    static func isSystemWrapper(_ file: String) -> Bool {
+        ["Executing/Workers/WorkerHygiene.swift", "Executing/Workers/WorkerProcess.swift"].contains(file)
+    }
+
+    @Test("CSystem's Linux calls appear only in WorkerHygiene and WorkerProcess")
+    func systemCallsStayInTheirWrappers() throws {
+        #expect(try Self.hits(of: Self.systemSymbols) { !Self.isSystemWrapper($0) }.hits.count >= 2)
+        let found = try Self.hits(of: Self.systemSymbols, outside: Self.isSystemWrapper).hits
+        let lines = found.map(\.description).joined(separator: "\n")
+        #expect(found.isEmpty, "CSystem outside its wrapper files:\n\(lines)")
     }
 }

@@ -110,4 +110,94 @@ struct WorkerFaultTests {
                 "\(String(describing: refused?.error?.message))")
         #expect(run.report?.row(3)?.status == "written")
     }
+
+    @Test("SIGTERM while a worker is stuck inside C: 143, the report whole, no worker left behind")
+    func signalWhileStuck() async throws {
+        let space = try Self.workspace()
+        // A name no other test uses, so that this run's workers can be found by their
+        // environment after it ends.
+        let victim = "stuck-\(UUID().uuidString).png"
+        try FileManager.default.copyItem(at: space.folder.file("victim.png"), to: space.folder.file(victim))
+        let manifest = try space.folder.write(
+            Self.manifest.replacingOccurrences(of: "victim.png", with: victim), to: "manifest.csv")
+        let fault = "\(victim):hang@open"
+        let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report", space.reportURL.path,
+                                    "--no-cache", "--timeout", "120"],
+                                   environment: ["THUMBGEN_WORKER_FAULT": fault])
+        try runner.start()
+        try await OffPool.run {
+            let deadline = ContinuousClock.now + .seconds(60)
+            while runner.isRunning && ContinuousClock.now < deadline
+                    && !Set(Self.bystanders).isSubset(of: Set(space.outputFiles)) {
+                usleep(10_000)
+            }
+        }
+        try #require(runner.isRunning, "the run ended before the signal: \(runner.stderrText)")
+        let sent = ContinuousClock.now
+        runner.send(SIGTERM)
+        let result = await runner.wait(timeout: .seconds(10))
+        print("SIGTERM with a worker stuck in C: exited \(String(describing: result.status)) after \(ContinuousClock.now - sent)")
+        #expect(result.status == 143, "\(result.stderr)")
+        let report = try #require(try? Report.read(space.reportURL), "no report: \(result.stderr)")
+        #expect(report.summary.rows == 5 && report.summary.written == 3 && report.summary.cancelled == 2,
+                "\(report.summary)")
+        // The parent kills its workers; one whose parent vanished would exit on its own.
+        let survivors = (try FileManager.default.contentsOfDirectory(atPath: "/proc")).filter { pid in
+            guard Int(pid) != nil, let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ") else { return false }
+            return String(decoding: environ, as: UTF8.self).contains(fault)
+        }
+        #expect(survivors.isEmpty, "workers left running: \(survivors)")
+    }
+
+    @Test("A worker runs with no new privileges, a seccomp filter, no core files and a minimal environment")
+    func workerHygiene() async throws {
+        let space = try Self.workspace()
+        let victim = "held-\(UUID().uuidString).png"
+        try FileManager.default.copyItem(at: space.folder.file("victim.png"), to: space.folder.file(victim))
+        let manifest = try space.folder.write(CSV.manifest(["src", "out"], [[victim, "held.png"]]), to: "manifest.csv")
+        let fault = "\(victim):hang@decode"
+        let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--no-cache", "--timeout", "120"],
+                                   environment: ["THUMBGEN_WORKER_FAULT": fault, "AWS_SECRET_ACCESS_KEY": "not-for-workers"])
+        try runner.start()
+        defer { runner.send(SIGKILL) }
+        // The worker holding the source, found by the fault it was handed.
+        let worker = try await OffPool.run { () -> String? in
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline {
+                let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+                for pid in pids where Int(pid) != nil {
+                    guard let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+                          String(decoding: environ, as: UTF8.self).contains(fault),
+                          let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+                          String(decoding: command, as: UTF8.self).contains("__worker") else { continue }
+                    return pid
+                }
+                usleep(20_000)
+            }
+            return nil
+        }
+        let pid = try #require(worker, "no worker process was found: \(runner.stderrText)")
+        // Found as it started, perhaps: its hygiene is in place once it has its first unit.
+        let status = try await OffPool.run { () -> String in
+            let deadline = ContinuousClock.now + .seconds(30)
+            var status = ""
+            repeat {
+                status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
+                if status.contains("Seccomp:\t2") { break }
+                usleep(20_000)
+            } while ContinuousClock.now < deadline
+            return status
+        }
+        #expect(status.hasPrefix("Name:\tthumbgen-worker"), "\(status)")
+        #expect(status.contains("NoNewPrivs:\t1"), "\(status)")
+        #expect(status.contains("Seccomp:\t2"), "\(status)")
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max core file size") && $0.contains(" 0 ") },
+                "\(limits)")
+        let environ = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
+        let names = Set(String(decoding: environ, as: UTF8.self).split(separator: "\0").map { String($0.prefix { $0 != "=" }) })
+        #expect(names.isSubset(of: ["TMPDIR", "LD_LIBRARY_PATH", "SWIFT_BACKTRACE", "LANG", "THUMBGEN_WORKER_FAULT"]),
+                "\(names)")
+        #expect(!names.contains("AWS_SECRET_ACCESS_KEY") && !names.contains("HOME"))
+    }
 }

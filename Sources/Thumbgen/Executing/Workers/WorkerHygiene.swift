@@ -8,6 +8,7 @@ import Foundation
 enum WorkerHygiene {
     /// Applied first thing in the worker.
     static func apply() {
+        _ = tg_sys_set_name("thumbgen-worker")
         _ = tg_sys_no_new_privileges()
         _ = tg_sys_not_dumpable()
         var none = rlimit(rlim_cur: 0, rlim_max: 0)

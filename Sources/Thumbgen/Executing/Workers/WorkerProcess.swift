@@ -63,7 +63,7 @@ final class WorkerProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, childIn, 3)
         posix_spawn_file_actions_adddup2(&actions, childOut, 4)
         _ = tg_sys_spawn_close_from(&actions, 5)
-        let argv: [UnsafeMutablePointer<CChar>?] = [executable, WorkerLoop.argument].map { (text: String) in strdup(text) } + [nil]
+        let argv: [UnsafeMutablePointer<CChar>?] = [Self.displayName(executable), WorkerLoop.argument].map { (text: String) in strdup(text) } + [nil]
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var child: pid_t = 0
@@ -79,7 +79,9 @@ final class WorkerProcess: @unchecked Sendable {
         reader = WorkerFrameReader(descriptor: fromWorker)
         writer = WorkerFrameWriter(descriptor: toWorker)
         writer.send(.setup, setup)
-        guard case .frame(let frame) = reader.next(until: .now + .seconds(30)), frame.kind == .ready,
+        // A worker that cannot start exits, which ends the wait at once; this bound is for one
+        // alive but silent, and is generous because a machine under load starts slowly.
+        guard case .frame(let frame) = reader.next(until: .now + .seconds(120)), frame.kind == .ready,
               let ready = frame.decoded(WorkerProtocol.Ready.self) else {
             stop()
             throw .init("the worker did not start (\(wait().description))")
@@ -139,6 +141,12 @@ final class WorkerProcess: @unchecked Sendable {
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int64(fields[1]) else { return 0 }
         return pages * Int64(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// What `ps` shows as the worker's command: the binary's real path rather than
+    /// /proc/self/exe, which the parent execs so that a binary replaced mid-run is not mixed in.
+    private static func displayName(_ executable: String) -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: executable)) ?? executable
     }
 
     /// `fd` if it is above `floor`, else a close-on-exec copy of it that is.
