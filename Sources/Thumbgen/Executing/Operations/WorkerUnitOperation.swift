@@ -35,13 +35,36 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
         let jobs = handover.jobs.filter { !$0.isFinished }
         guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
         let src = jobs[0].request.sourceText
+        var pending = jobs
+        // A unit that ends early at one row's render or encode fails that row; the rows that
+        // had not reached it did nothing wrong, and go to a fresh worker, as they would have
+        // rendered beside it in process. Once: a second early end blames the source, so that
+        // a source that hangs every render costs two deadlines, not one per row.
+        for attempt in 0..<2 {
+            let ending = send(pending, src: src, bytes: handover.bytes)
+            guard let failure = failure(for: ending, src: src) else { break }
+            let open = pending.filter { !$0.isFinished && encoded(for: $0) == nil }
+            guard let row = ending.place?.row, pending.indices.contains(row), attempt == 0 else {
+                open.forEach { $0.fail(failure) }
+                break
+            }
+            pending[row].fail(failure)
+            pending = open.filter { $0 !== pending[row] }
+            if pending.isEmpty { break }
+        }
+        withExtendedLifetime(handover.bytes.file) {}  // a download stays on disk until here
+    }
+
+    /// Runs `jobs` as one unit in a worker; their outputs and failures are taken as they come.
+    private func send(_ jobs: [Job], src: String, bytes: SourceBytes) -> UnitConversation.Ending {
         let worker: WorkerProcess
         do {
             worker = try workers.checkout()
         } catch {
-            return jobs.forEach { $0.fail(ThumbnailFailure(.crashed, "\(src): no worker process could be started: \(error)")) }
+            jobs.forEach { $0.fail(ThumbnailFailure(.crashed, "\(src): no worker process could be started: \(error)")) }
+            return .done
         }
-        let unit = WorkerProtocol.Unit(path: handover.bytes.path, rows: jobs.enumerated().map { index, job in
+        let unit = WorkerProtocol.Unit(path: bytes.path, rows: jobs.enumerated().map { index, job in
             WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, spec: job.request.spec)
         })
         let conversation = UnitConversation(
@@ -49,7 +72,7 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
             listener: .init(
                 output: { [self] header, data in
                     guard jobs.indices.contains(header.row) else { return }
-                    accept(header, data: data, for: jobs[header.row], bytes: handover.bytes)
+                    accept(header, data: data, for: jobs[header.row], bytes: bytes)
                 },
                 failure: { failure in
                     guard jobs.indices.contains(failure.row) else { return }
@@ -62,11 +85,13 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
                 }))
         let ending = conversation.run(unit)
         if case .done = ending { workers.checkin(worker) } else { workers.discard(worker) }
-        withExtendedLifetime(handover.bytes.file) {}  // a download stays on disk until here
-        guard let failure = failure(for: ending, src: src) else { return }
-        for job in jobs where !job.isFinished && encoded(for: job) == nil {
-            job.fail(failure)
+        if case .done = ending {
+            // Every row has its output or its failure; one without is a worker's bug.
+            for job in jobs where !job.isFinished && encoded(for: job) == nil {
+                job.fail(ThumbnailFailure(.encodeFailed, "\(src): the worker made no output"))
+            }
         }
+        return ending
     }
 
     /// Takes one row's output: hashed and keyed here, where the cache is.
@@ -91,17 +116,17 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
     private func failure(for ending: UnitConversation.Ending, src: String) -> ThumbnailFailure? {
         switch ending {
         case .done:
-            // Every row has its output or its failure; one without is a worker's bug.
-            return ThumbnailFailure(.encodeFailed, "\(src): the worker made no output")
+            return nil
         case .cancelled:
             return ThumbnailFailure(.cancelled, "\(src): cancelled")
-        case .died(let exit, let stage):
+        case .died(let exit, let place):
             return ThumbnailFailure(.crashed, "\(src): the worker process died of \(exit.description) "
-                                    + "while \(stage.gerund) this source; the run went on with a new one")
-        case .overran(let stage, let seconds):
-            return ThumbnailFailure(.timeout, "\(src): \(stage.gerund) ran past the \(seconds.formatted()) s "
+                                    + "while \(place.stage.gerund) this source; the run went on with a new one")
+        case .overran(let place, let seconds):
+            return ThumbnailFailure(.timeout, "\(src): \(place.stage.gerund) ran past the \(seconds.formatted()) s "
                                     + "limit (--timeout); the worker was stopped")
-        case .outgrew(let limit, let estimate, let stage):
+        case .outgrew(let limit, let estimate, let place):
+            let stage = place.stage
             let guess = estimate.map { ", against an estimate of \(MemoryBudget.text($0)) from its header" } ?? ""
             return ThumbnailFailure(.tooLarge, "\(src): the worker passed its memory limit of "
                                     + "\(MemoryBudget.text(limit)) while \(stage.gerund) this source\(guess) "

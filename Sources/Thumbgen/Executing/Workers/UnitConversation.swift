@@ -8,14 +8,29 @@ struct UnitConversation {
     enum Ending {
         /// The worker said `done`; it can take another unit.
         case done
-        /// The worker died (crashed, or was killed from outside) while at `stage`.
-        case died(WorkerProcess.Exit, stage: WorkerStage)
-        /// `stage` ran past its deadline; the worker was killed.
-        case overran(stage: WorkerStage, seconds: Double)
-        /// The worker's memory passed `limit`; it was killed.
-        case outgrew(limit: Int64, estimate: Int64?, stage: WorkerStage)
+        /// The worker died (crashed, or was killed from outside) at `place`.
+        case died(WorkerProcess.Exit, at: Place)
+        /// The stage at `place` ran past its deadline; the worker was killed.
+        case overran(at: Place, seconds: Double)
+        /// The worker's memory passed `limit` at `place`; it was killed.
+        case outgrew(limit: Int64, estimate: Int64?, at: Place)
         /// The run was cancelled; the worker was killed.
         case cancelled
+
+        /// Where the worker was when the unit ended early.
+        var place: Place? {
+            switch self {
+            case .died(_, let place), .overran(let place, _), .outgrew(_, _, let place): place
+            case .done, .cancelled: nil
+            }
+        }
+    }
+
+    /// The stage a worker last reported, and the unit's row it was for (nil: the whole
+    /// unit's: opening and decoding).
+    struct Place {
+        var stage: WorkerStage
+        var row: Int?
     }
 
     /// What the rows hear.
@@ -36,11 +51,11 @@ struct UnitConversation {
 
     /// Runs `unit` to its end. Memory granted is given back before it returns.
     func run(_ unit: WorkerProtocol.Unit) -> Ending {
-        var stage = WorkerStage.open
+        var place = Place(stage: .open, row: nil)
         var granted: Int64 = 0
         var estimate: Int64?
         defer { if granted > 0 { budget.release(granted) } }
-        guard worker.writer.send(.unit, unit) else { return .died(worker.wait(), stage: stage) }
+        guard worker.writer.send(.unit, unit) else { return .died(worker.wait(), at: place) }
         var deadline = ContinuousClock.now + .seconds(seconds + StageWatch.grace + 0.5)
         while true {
             if cancellation?.isCancelled == true {
@@ -50,20 +65,22 @@ struct UnitConversation {
             let limit = max(budget.share, granted) + MemoryBudget.processBaseline
             if worker.residentBytes > limit {
                 worker.stop()
-                return .outgrew(limit: limit, estimate: estimate, stage: stage)
+                return .outgrew(limit: limit, estimate: estimate, at: place)
             }
             switch worker.reader.next(until: min(deadline, .now + Self.tick)) {
             case .timedOut:
                 if ContinuousClock.now >= deadline {
                     worker.stop()
-                    return .overran(stage: stage, seconds: seconds)
+                    return .overran(at: place, seconds: seconds)
                 }
             case .closed:
-                return cancellation?.isCancelled == true ? .cancelled : .died(worker.wait(), stage: stage)
+                return cancellation?.isCancelled == true ? .cancelled : .died(worker.wait(), at: place)
             case .frame(let frame):
                 switch frame.kind {
                 case .stage:
-                    if let reached = frame.decoded(WorkerProtocol.Stage.self) { stage = reached.stage }
+                    if let reached = frame.decoded(WorkerProtocol.Stage.self) {
+                        place = Place(stage: reached.stage, row: reached.row)
+                    }
                     deadline = .now + .seconds(seconds + StageWatch.grace + 0.5)
                 case .estimate:
                     guard let asked = frame.decoded(WorkerProtocol.Estimate.self) else { break }
@@ -91,7 +108,7 @@ struct UnitConversation {
                     return .done
                 case .setup, .ready, .unit, .admit:
                     worker.stop()
-                    return .died(worker.wait(), stage: stage)
+                    return .died(worker.wait(), at: place)
                 }
             }
         }
