@@ -121,6 +121,22 @@ struct WorkerFaultTests {
         #expect(run.report?.row(3)?.status == "written")
     }
 
+    @Test("Decodes that fit the budget one at a time, but not two at once, all get in and are written")
+    func budgetAdmitsInTurn() async throws {
+        let space = try Self.workspace()
+        var rows: [[String]] = []
+        for index in 0..<4 {
+            try space.fixture(RawImage.quadrants(width: 1200, height: 1000), "large\(index).png")
+            // Two rows each: their decode is shared, so it is held in memory whole.
+            rows += [["large\(index).png", "a\(index).jpg", "64"], ["large\(index).png", "b\(index).jpg", "32"]]
+        }
+        // Each needs an estimated 3.4 MiB of a 5 MiB budget: with two workers, one waits.
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "size"], rows),
+                                      ["--no-cache", "--max-memory", "5M", "--jobs", "2"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(run.report?.summary.written == 8)
+    }
+
     @Test("SIGTERM while a worker is stuck inside C: 143, the report whole, no worker left behind")
     func signalWhileStuck() async throws {
         let space = try Self.workspace()
