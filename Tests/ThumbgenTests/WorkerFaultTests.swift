@@ -51,7 +51,9 @@ struct WorkerFaultTests {
         // A hang must end at the deadline (2.5 s past it at most, on an idle machine; the bound
         // here allows for a loaded one); the other faults must end on their own, however
         // slowly a loaded machine lets a worker allocate its way past its limit.
-        let seconds = fault == "hang" ? 1 : 60
+        // Three seconds: the bystanders' stages in fresh workers must fit in it while the whole
+        // suite runs beside them on two cores.
+        let seconds = fault == "hang" ? 3 : 60
         let run = try await space.run(
             manifest: Self.manifest, ["--no-cache", "--timeout", "\(seconds)", "--max-memory", "512M"],
             environment: ["THUMBGEN_WORKER_FAULT": "victim.png:\(fault)@\(stage)"],

@@ -42,12 +42,19 @@ struct UnitConversation {
 
     var worker: WorkerProcess
     var budget: MemoryBudget
-    /// Each stage's deadline (`--timeout`), and how long past it the worker's own watch is
-    /// given to report the timeout before it is killed.
+    /// Each stage's deadline (`--timeout`).
     var seconds: Double
     var cancellation: Cancellation?
     var listener: Listener
     static let tick = Duration.milliseconds(50)
+    /// How long past the deadline a stage may run before its worker is killed: long enough
+    /// for work that heeds libvips' kill flag (the worker's own `StageWatch` kills it at the
+    /// deadline) to stop and say so, short enough that a hang costs little more than
+    /// `--timeout`. The worker's watch would give up on C that ignores the flag only at
+    /// `StageWatch.grace`; the parent does not wait for that.
+    static let killDelay = 0.5
+
+    private var stageAllowance: Duration { .seconds(seconds + Self.killDelay) }
 
     /// Runs `unit` to its end. Memory granted is given back before it returns.
     func run(_ unit: WorkerProtocol.Unit) -> Ending {
@@ -56,7 +63,7 @@ struct UnitConversation {
         var estimate: Int64?
         defer { if granted > 0 { budget.release(granted) } }
         guard worker.writer.send(.unit, unit) else { return .died(worker.wait(), at: place) }
-        var deadline = ContinuousClock.now + .seconds(seconds + StageWatch.grace + 0.5)
+        var deadline = ContinuousClock.now + stageAllowance
         while true {
             if cancellation?.isCancelled == true {
                 worker.stop()
@@ -81,7 +88,7 @@ struct UnitConversation {
                     if let reached = frame.decoded(WorkerProtocol.Stage.self) {
                         place = Place(stage: reached.stage, row: reached.row)
                     }
-                    deadline = .now + .seconds(seconds + StageWatch.grace + 0.5)
+                    deadline = .now + stageAllowance
                 case .estimate:
                     guard let asked = frame.decoded(WorkerProtocol.Estimate.self) else { break }
                     estimate = asked.bytes
@@ -97,7 +104,7 @@ struct UnitConversation {
                         return .cancelled
                     }
                     worker.writer.send(.admit, WorkerProtocol.Admit(refusal: refusal))
-                    deadline = .now + .seconds(seconds + StageWatch.grace + 0.5)
+                    deadline = .now + stageAllowance
                 case .loaded:
                     if let loaded = frame.decoded(WorkerProtocol.Loaded.self) { listener.loaded(loaded) }
                 case .output:
