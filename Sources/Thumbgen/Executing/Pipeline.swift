@@ -13,6 +13,10 @@ import Synchronization
 ///        (downloadQueue,         (decodeQueue: digest,  (decodeQueue) └─► RenderOperation ─► WriteOperation (row 2)
 ///         remote sources only)    plan again, serve hits)                  (renderQueue)      (writeQueue)
 ///
+/// With `configuration.isolation` (worker processes), one `WorkerUnitOperation` per source, on
+/// the render queue, stands for the decode and the renders: a worker makes the rows' outputs,
+/// and each row's `WriteOperation` takes its own.
+///
 /// Every row is planned first (`RowPlanner`); with a cache, a row whose source is known
 /// unchanged without reading or fetching it, and whose output is cached, is served before any
 /// operation is made. The identification plans the rest again once their source's digest is
@@ -70,19 +74,7 @@ public final class Pipeline: Sendable {
         try VipsRuntime.start(extraLoaders: configuration.extraLoaders)
         VipsRuntime.setThreadsPerImage(configuration.threadsPerImage)
         self.configuration = configuration
-        if let settings = configuration.isolation {
-            let pool = WorkerPool(settings: .init(
-                executable: settings.executable, environment: settings.environment,
-                setup: .init(version: WorkerProtocol.version, extraLoaders: configuration.extraLoaders,
-                             threadsPerImage: configuration.threadsPerImage, limits: configuration.limits)))
-            let budget = MemoryBudget(total: settings.maxMemory ?? MemoryBudget.defaultTotal(),
-                                      workers: configuration.cpuConcurrency)
-            workers = pool
-            isolation = .workers(pool, budget, configuration.limits)
-        } else {
-            workers = nil
-            isolation = .none(SourceDecoder(limits: configuration.limits))
-        }
+        (isolation, workers) = SourceTask.Isolation.of(configuration)
         var delivery = OutputDelivery(
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
