@@ -3,7 +3,8 @@ import Foundation
 /// The run's `--max-memory`: the decodes in flight in all workers together hold at most this
 /// much, by their header estimates (`DecodeEstimate`). A decode waits for room; one larger
 /// than the whole budget is refused (`too_large`). A decode always gets in when nothing else
-/// holds any, so that the estimate's error cannot stall a run.
+/// holds any, so that the estimate's error cannot stall a run; a small one (`askAbove`) is not
+/// counted at all.
 final class MemoryBudget: @unchecked Sendable {
     /// Bytes the decodes in flight may hold together.
     let total: Int64
@@ -13,6 +14,11 @@ final class MemoryBudget: @unchecked Sendable {
     let share: Int64
     private let condition = NSCondition()
     private var held: Int64 = 0
+
+    /// Decodes estimated below this go ahead without asking: a round trip to the parent for a
+    /// thumbnail-sized source costs more than the source, and together they are bounded by
+    /// the number of workers times this. A sixteenth of the budget, at most 32 MiB.
+    var askAbove: Int64 { min(32 << 20, total / 16) }
 
     /// What a process needs besides its decode: the Swift runtime, libvips, the encoders.
     static let processBaseline: Int64 = 256 << 20

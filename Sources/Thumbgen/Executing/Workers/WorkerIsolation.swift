@@ -38,12 +38,13 @@ extension SourceTask.Isolation {
         guard let settings = configuration.isolation else {
             return (.none(SourceDecoder(limits: configuration.limits)), nil)
         }
+        let budget = MemoryBudget(total: settings.maxMemory ?? MemoryBudget.defaultTotal(),
+                                  workers: configuration.cpuConcurrency)
         let pool = WorkerPool(settings: .init(
             executable: settings.executable, environment: settings.environment,
             setup: .init(version: WorkerProtocol.version, extraLoaders: configuration.extraLoaders,
-                         threadsPerImage: configuration.threadsPerImage, limits: configuration.limits)))
-        let budget = MemoryBudget(total: settings.maxMemory ?? MemoryBudget.defaultTotal(),
-                                  workers: configuration.cpuConcurrency)
+                         threadsPerImage: configuration.threadsPerImage, limits: configuration.limits,
+                         askAbove: budget.askAbove)))
         return (.workers(pool, budget, configuration.limits), pool)
     }
 }

@@ -30,10 +30,10 @@ public enum WorkerLoop {
         while case .frame(let frame) = input.next() {
             guard frame.kind == .unit, let unit = frame.decoded(WorkerProtocol.Unit.self) else { exit(2) }
             StageReport.observer = { stage, row in
-                output.send(.stage, WorkerProtocol.Stage(stage: stage, row: row))
+                output.send(.stage(stage, row: row))
                 fault?.strike(at: stage, path: unit.path)
             }
-            UnitRun(unit: unit, decoder: decoder, input: input, output: output).run()
+            UnitRun(unit: unit, decoder: decoder, askAbove: setup.askAbove, input: input, output: output).run()
             output.send(.done, WorkerProtocol.Done())
         }
         exit(0)
@@ -45,6 +45,8 @@ public enum WorkerLoop {
 private struct UnitRun {
     var unit: WorkerProtocol.Unit
     var decoder: SourceDecoder
+    /// Estimates below this are not asked for.
+    var askAbove: Int64
     var input: WorkerFrameReader
     var output: WorkerFrameWriter
 
@@ -68,7 +70,8 @@ private struct UnitRun {
         let bytes = SourceBytes(path: unit.path, digest: nil, origin: .local, verified: true, file: nil)
         let decode = DecodeOperation(decoder: decoder, handover: .init(jobs: jobs, bytes: bytes),
                                      cancellation: nil)
-        decode.admitDecode = { [input, output] estimate throws(ImagingError) in
+        decode.admitDecode = { [input, output, askAbove] estimate throws(ImagingError) in
+            guard estimate.bytes >= askAbove else { return }
             output.send(.estimate, estimate)
             guard case .frame(let frame) = input.next(), frame.kind == .admit,
                   let admit = frame.decoded(WorkerProtocol.Admit.self) else { exit(2) }

@@ -19,6 +19,9 @@ enum WorkerProtocol {
         /// libvips threads per image.
         var threadsPerImage: Int
         var limits: ImagingLimits
+        /// Decodes estimated at fewer bytes go ahead without asking the parent
+        /// (`MemoryBudget.askAbove`).
+        var askAbove: Int64
     }
 
     /// `ready`: the worker's answer to `setup`.
@@ -43,8 +46,10 @@ enum WorkerProtocol {
         var spec: ThumbnailSpec
     }
 
-    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's).
-    struct Stage: Codable {
+    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's). The most
+    /// frequent frame, so not JSON: one byte of `WorkerStage.code`, then the row as a 4-byte
+    /// little-endian number (all ones for nil).
+    struct Stage {
         var stage: WorkerStage
         var row: Int?
     }
@@ -91,7 +96,7 @@ enum WorkerProtocol {
 }
 
 /// Where a worker is in a unit: what the watchdog times, and what a crash message names.
-enum WorkerStage: String, Codable, Sendable {
+enum WorkerStage: String, Codable, Sendable, CaseIterable {
     /// Sniffing the format and reading the header.
     case open
     /// Decoding pixels (shrink-on-load, orientation).
@@ -100,6 +105,9 @@ enum WorkerStage: String, Codable, Sendable {
     case render
     /// Encoding one row's output.
     case encode
+
+    /// The stage's byte in a `stage` frame.
+    var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self)!) }
 
     /// The stage as it reads after "while": "while decoding".
     var gerund: String {
@@ -113,6 +121,21 @@ enum WorkerStage: String, Codable, Sendable {
 }
 
 extension WorkerFrame {
+    /// A `stage` frame.
+    static func stage(_ stage: WorkerStage, row: Int?) -> WorkerFrame {
+        var body = Data([stage.code])
+        body.appendLittleEndian(row.map { UInt32(truncatingIfNeeded: $0) } ?? UInt32.max)
+        return WorkerFrame(kind: .stage, body: body)
+    }
+
+    /// A `stage` frame's stage and row; nil when the body is not one.
+    var stage: WorkerProtocol.Stage? {
+        guard kind == .stage, body.count == 5, Int(body[body.startIndex]) < WorkerStage.allCases.count else { return nil }
+        let row = body.littleEndianUInt32(at: 1)
+        return WorkerProtocol.Stage(stage: WorkerStage.allCases[Int(body[body.startIndex])],
+                                    row: row == UInt32.max ? nil : Int(row))
+    }
+
     /// An `output` frame: `header` as JSON, then `bytes`.
     static func output(_ header: WorkerProtocol.Output, bytes: Data) -> WorkerFrame? {
         guard let json = try? JSONEncoder().encode(header) else { return nil }

@@ -135,13 +135,22 @@ final class WorkerProcess: @unchecked Sendable {
         return signal != 0 ? .signal(signal) : .code((raw >> 8) & 0xff)
     }
 
-    /// Bytes of memory the process holds now (its resident set); 0 once it is gone.
+    /// Bytes of memory the process holds now (its resident set); 0 once it is gone. Read with
+    /// plain calls: the watchdog asks often.
     var residentBytes: Int64 {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/statm", encoding: .ascii) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int64(fields[1]) else { return 0 }
-        return pages * Int64(sysconf(Int32(_SC_PAGESIZE)))
+        let fd = open("/proc/\(pid)/statm", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return 0 }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 128)
+        let count = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        guard count > 0 else { return 0 }
+        // "size resident shared ...", in pages.
+        let fields = bytes[0..<count].split(separator: UInt8(ascii: " "))
+        guard fields.count > 1, let pages = Int64(String(decoding: fields[1], as: UTF8.self)) else { return 0 }
+        return pages * Self.pageSize
     }
+
+    private static let pageSize = Int64(sysconf(Int32(_SC_PAGESIZE)))
 
     /// What `ps` shows as the worker's command: the binary's real path rather than
     /// /proc/self/exe, which the parent execs so that a binary replaced mid-run is not mixed in.
