@@ -16,16 +16,20 @@ public enum WorkerLoop {
         let output = WorkerFrameWriter(descriptor: 4)
         guard case .frame(let frame) = input.next(), frame.kind == .setup,
               let setup = frame.decoded(WorkerProtocol.Setup.self) else { exit(2) }
-        output.send(.ready, WorkerProtocol.Ready(version: WorkerProtocol.version, pid: getpid()))
-        guard setup.version == WorkerProtocol.version else { exit(2) }
+        guard setup.version == WorkerProtocol.version else {
+            output.send(.ready, WorkerProtocol.Ready(version: WorkerProtocol.version, pid: getpid()))
+            exit(2)
+        }
         do {
             try VipsRuntime.start(extraLoaders: setup.extraLoaders)
         } catch {
             exit(3)
         }
         VipsRuntime.setThreadsPerImage(setup.threadsPerImage)
-        WorkerHygiene.restrictSystemCalls()
         let decoder = SourceDecoder(limits: setup.limits)
+        WorkerWarmUp.run(decoder: decoder)
+        WorkerHygiene.restrictSystemCalls()
+        output.send(.ready, WorkerProtocol.Ready(version: WorkerProtocol.version, pid: getpid()))
         let fault = WorkerFault.fromEnvironment()
         while case .frame(let frame) = input.next() {
             guard frame.kind == .unit, let unit = frame.decoded(WorkerProtocol.Unit.self) else { exit(2) }
@@ -42,7 +46,7 @@ public enum WorkerLoop {
 
 /// One unit, in the worker: its rows become jobs, decoded once and rendered one after the
 /// other, each output sent as soon as it is encoded.
-private struct UnitRun {
+struct UnitRun {
     var unit: WorkerProtocol.Unit
     var decoder: SourceDecoder
     /// Estimates below this are not asked for.
