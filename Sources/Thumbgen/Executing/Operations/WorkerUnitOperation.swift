@@ -61,6 +61,7 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
         do {
             worker = try workers.checkout()
         } catch {
+            if cancellation?.isCancelled == true { return .cancelled }
             jobs.forEach { $0.fail(ThumbnailFailure(.crashed, "\(src): no worker process could be started: \(error)")) }
             return .done
         }
