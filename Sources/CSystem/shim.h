@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <malloc.h>
 
 /// glibc 2.34 and later (Debian 12 has 2.36).
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
@@ -75,6 +76,13 @@ static inline int tg_sys_deny_syscalls(const int *numbers, int count) {
     program[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
     struct sock_fprog filter = { .len = (unsigned short)n, .filter = program };
     return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter, 0, 0);
+}
+
+/// glibc malloc's thresholds: freed memory below `trim` bytes stays with the process, blocks
+/// up to `mmap` bytes come from the heap (and so are reused), and the heap grows `pad` bytes
+/// beyond each request. Returns 1 when all three were taken.
+static inline int tg_sys_keep_freed_memory(int trim, int mmap, int pad) {
+    return mallopt(M_TRIM_THRESHOLD, trim) && mallopt(M_MMAP_THRESHOLD, mmap) && mallopt(M_TOP_PAD, pad);
 }
 
 /// System call numbers of this architecture, which Swift cannot read from the macros.

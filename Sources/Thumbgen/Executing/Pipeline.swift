@@ -140,6 +140,7 @@ public final class Pipeline: Sendable {
     /// Makes an admitted row's job, carrying out `plan`, and schedules it.
     func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
         if case .remote = request.source { widenForDownloads() }
+        workers?.prestart()
         let job = Job(request: request, plan: plan, mode: mode, onEvent: configuration.onEvent) {
             [weak self] job, result in
             guard let self else { return }

@@ -12,6 +12,7 @@ public enum WorkerLoop {
     /// Serves units until the parent closes the pipe, then exits.
     public static func run() -> Never {
         WorkerHygiene.apply()
+        WorkerHygiene.keepFreedMemory()
         let input = WorkerFrameReader(descriptor: 3)
         let output = WorkerFrameWriter(descriptor: 4)
         guard case .frame(let frame) = input.next(), frame.kind == .setup,

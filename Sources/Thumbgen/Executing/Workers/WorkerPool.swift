@@ -23,6 +23,11 @@ final class WorkerPool: Sendable {
         var live: [ObjectIdentifier: WorkerProcess] = [:]
         var stopped = false
         var started = 0
+        /// Whether `prestart` has run (it runs once).
+        var prestarted = false
+        /// Workers being started ahead of need; a checkout waits for one rather than start
+        /// another.
+        var starting = 0
     }
 
     /// Every pool of the process, so that an exit at once (a second signal) can stop all
@@ -41,10 +46,41 @@ final class WorkerPool: Sendable {
     /// Workers started so far (replacements included).
     var startedCount: Int { state.withLock { $0.started } }
 
+    /// Starts one worker in the background, once, as soon as the run knows it will render:
+    /// its start-up (about 50 ms of CPU) then overlaps the hashing or download of the first
+    /// source instead of following it. Only one: a run may need no more.
+    func prestart() {
+        let first = state.withLock { state -> Bool in
+            guard !state.prestarted, !state.stopped else { return false }
+            state.prestarted = true
+            state.starting += 1
+            return true
+        }
+        guard first else { return }
+        Thread.detachNewThread { [self] in
+            let worker = try? start()
+            state.withLock { state in
+                state.starting -= 1
+                if let worker, !state.stopped { state.idle.append(worker) }
+            }
+        }
+    }
+
     /// An idle worker, or a new one.
     func checkout() throws(WorkerStartError) -> WorkerProcess {
-        let reused = state.withLock { state -> WorkerProcess? in state.idle.popLast() }
-        if let reused { return reused }
+        while true {
+            let (reused, wait) = state.withLock { state -> (WorkerProcess?, Bool) in
+                (state.idle.popLast(), state.starting > 0)
+            }
+            if let reused { return reused }
+            guard wait else { break }
+            usleep(1000)  // a worker being started ahead is ready within milliseconds
+        }
+        return try start()
+    }
+
+    /// A new worker, counted as live.
+    private func start() throws(WorkerStartError) -> WorkerProcess {
         if state.withLock({ $0.stopped }) { throw WorkerStartError("the run is stopping") }
         let worker = try WorkerProcess(executable: settings.executable, environment: settings.environment,
                                        setup: settings.setup)
@@ -87,6 +123,8 @@ final class WorkerPool: Sendable {
 
     /// Lets the idle workers exit (their input closes) and waits for them.
     func finish() {
+        // A worker still being started ahead would otherwise join the idle ones after this.
+        while state.withLock({ $0.starting > 0 }) { usleep(1000) }
         let idle = state.withLock { state -> [WorkerProcess] in
             defer { state.idle = [] }
             return state.idle
