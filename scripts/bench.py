@@ -2,14 +2,19 @@
 """The timing half of scripts/bench (run that; it does the set-up first).
 
     bench.py run --bench-dir DIR --rounds N --only LIST --thumbgen BIN --packages PKG...
+                 [--workload wallpapers|small|all] [--small-count N]
                  [--base-url URL --access-log FILE --connections N --rate R]
-        builds the corpus from the packages' files, runs the contenders round-robin, prints the
-        table of medians; exits 1 if any run failed, any output count is short, or (network
-        case) any file was fetched other than exactly once per run. The network contenders
-        fetch from --base-url (the nginx that scripts/bench starts, serving the corpus folder,
-        logging to --access-log).
+        builds the corpus from the packages' files (and, for the small workload, crops of it),
+        runs the contenders round-robin on each workload in turn, prints a table of medians per
+        workload; exits 1 if any run failed, any output count is short, or (network case) any
+        file was fetched other than exactly once per run. The network contenders fetch from
+        --base-url (the nginx that scripts/bench starts, serving the corpus folder, logging to
+        --access-log); they run on the wallpapers workload only.
     bench.py worker {pyvips,pillow} LISTFILE OUTDIR
         one contender's worker process (started by `run`), thumbnailing the files in LISTFILE.
+    bench.py make-small LISTFILE OUTDIR COUNT
+        writes the small workload (started by `run`, so that pyvips stays out of the timing
+        process): COUNT JPEGs of 800x500 (q85), crops of the wallpapers listed in LISTFILE.
 
 Standard library only, except that each worker imports its own imaging library.
 """
@@ -31,10 +36,15 @@ from pathlib import Path
 
 SIZE = 256
 QUALITY = 80
-LOCAL_CONTENDERS = ("thumbgen", "pyvips", "vipsthumbnail", "pillow")
+LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "pyvips", "vipsthumbnail", "pillow")
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
 CONTENDERS = LOCAL_CONTENDERS + NETWORK_CONTENDERS
 NETWORK_TARGET = 1.15   # the issue: thumbgen-net <= 1.15 x max(thumbgen local, curl-parallel)
+ISOLATION_TARGET = 1.03  # the issue: thumbgen (workers) <= 1.03 x thumbgen --isolation none
+WORKLOADS = ("wallpapers", "small")
+SMALL_WIDTH, SMALL_HEIGHT, SMALL_QUALITY = 800, 500, 85
+SMALL_COUNT = 2006
+SAMPLE_INTERVAL = 0.02  # s between two samples of a run's process tree
 
 
 # ---------------------------------------------------------------------------------------------
@@ -198,6 +208,80 @@ def warm_page_cache(sources):
 
 
 # ---------------------------------------------------------------------------------------------
+# The small workload: many small JPEGs, where a per-image cost (a worker round trip, a process's
+# start-up) weighs more than on the wallpapers.
+
+
+def small_plan(dims, count):
+    """[(output name, source path, x, y)] for `count` crops of SMALL_WIDTHxSMALL_HEIGHT.
+
+    Deterministic: the wallpapers large enough take turns in corpus order, and each crop's
+    corner comes from a generator seeded with the crop's number."""
+    import random
+    eligible = [(path, w, h) for path, (w, h) in dims
+                if w >= SMALL_WIDTH and h >= SMALL_HEIGHT]
+    plan = []
+    for i in range(count):
+        path, w, h = eligible[i % len(eligible)]
+        rng = random.Random(i)
+        x, y = rng.randrange(w - SMALL_WIDTH + 1), rng.randrange(h - SMALL_HEIGHT + 1)
+        plan.append((f"s{i + 1:04d}-{Path(path).name.split('-', 1)[0]}.jpg", path, x, y))
+    return plan
+
+
+def make_small_images(listfile, outdir, count):
+    """The `make-small` command: writes the crops of small_plan into outdir (q85, stripped),
+    each wallpaper decoded once; skips the work when outdir's stamp says it is done."""
+    import json
+    import pyvips
+    paths = Path(listfile).read_text().splitlines()
+    dims = image_dimensions(paths)
+    plan = small_plan([(path, dims[path]) for path in paths if path in dims], count)
+    outdir = Path(outdir)
+    stamp = json.dumps({"plan": plan, "quality": SMALL_QUALITY, "vips": pyvips.version(0) * 100
+                        + pyvips.version(1)}, sort_keys=True)
+    stamp_file = outdir / "STAMP.json"
+    if (stamp_file.is_file() and stamp_file.read_text() == stamp
+            and all((outdir / name).is_file() for name, *_ in plan)):
+        return 0
+    shutil.rmtree(outdir, ignore_errors=True)
+    outdir.mkdir(parents=True)
+    by_source = {}
+    for name, path, x, y in plan:
+        by_source.setdefault(path, []).append((name, x, y))
+    for path, crops in by_source.items():
+        image = pyvips.Image.new_from_file(path).colourspace("srgb")
+        if image.hasalpha():
+            image = image.flatten(background=[255, 255, 255])
+        if image.format != "uchar":
+            image = image.cast("uchar")
+        image = image.copy_memory()   # decoded once; every crop reads from memory
+        for name, x, y in crops:
+            image.crop(x, y, SMALL_WIDTH, SMALL_HEIGHT).write_to_file(
+                f"{outdir / name}[Q={SMALL_QUALITY},strip]")
+    stamp_file.write_text(stamp)
+    return 0
+
+
+def small_sources(bench_dir, sources, count):
+    """The small workload's sources: made (or found made) by a `make-small` child process."""
+    outdir = bench_dir / "small"
+    listfile = write_list(bench_dir / "corpus.txt", sources)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, str(Path(__file__).resolve()), "make-small", str(listfile),
+                    str(outdir), str(count)], check=True)
+    made = []
+    for path in sorted(outdir.glob("s*.jpg")):
+        made.append(Source(path, "small", "jpg", path.stat().st_size, link=path))
+    if len(made) != count:
+        sys.exit(f"bench: error: {outdir} holds {len(made)} small images, not {count}")
+    print(f"small workload: {count} JPEGs of {SMALL_WIDTH}x{SMALL_HEIGHT} q{SMALL_QUALITY}, crops of "
+          f"the wallpapers at least that large, {sum(s.size for s in made) / 2**20:.1f} MiB in {outdir} "
+          f"(ready in {time.perf_counter() - started:.1f} s)")
+    return made
+
+
+# ---------------------------------------------------------------------------------------------
 # Contenders: each is a list of commands, started together; the run ends when all have ended.
 
 
@@ -212,6 +296,9 @@ def contender_commands(name, outdir, files, thumbgen, connections=16):
                       "--cache-dir", str(outdir) + ".cache"]
     if name == "thumbgen":
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags]]
+    if name == "thumbgen-inproc":
+        # The same run with decode/render/encode in the parent, as before worker isolation.
+        return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--isolation", "none"]]
     if name == "thumbgen-net":
         # --host-connections as well as --downloads: every URL is on one host, and thumbgen's
         # default of 6 connections per host would otherwise cap it at 6 to curl's N.
@@ -284,11 +371,19 @@ def report_failures(results):
 class Run:
     contender: str
     round: int
+    workload: str = "wallpapers"
     wall: float = 0.0
     cpu: float = 0.0
     rss_max_kib: int = 0   # KiB
     rss_sum_kib: int = 0
     processes: int = 0
+    # From the process-tree sampler (TreeSampler), all in KiB:
+    parent_kib: int = 0       # the contender's own process (the largest, if it started several)
+    kids_kib: int = 0         # peak of the sum over its descendants (thumbgen's workers)
+    tree_kib: int = 0         # peak of the sum over the whole tree
+    tree_anon_kib: int = 0    # the same for anonymous memory only (no shared library pages)
+    tree_processes: int = 0   # processes seen in the tree over the run
+    samples: int = 0
     exit_codes: list = field(default_factory=list)
     outputs: int = 0
     strays: list = field(default_factory=list)
@@ -306,25 +401,141 @@ class Run:
 TIME_FORMAT = "%e %U %S %M"  # GNU time: wall s, user s, system s, peak RSS KiB
 
 
+class TreeSampler:
+    """Samples the resident memory of a run's process trees every SAMPLE_INTERVAL, on a thread.
+
+    The roots are the `/usr/bin/time` processes, left out of every figure; their children are
+    the contender's processes ("tops"), and everything below those (thumbgen's workers) are
+    "kids". The tree is found from each process's parent pid in /proc/PID/stat (this kernel
+    has no /proc/PID/task/*/children): /proc is listed each tick, and only pids not seen before
+    are read. Each member's /proc/PID/status gives VmRSS and RssAnon (summed per sample) and
+    VmHWM (the kernel's own peak for that process, so a top's peak misses nothing between
+    samples, up to the last sample before it exits). Sums of VmRSS count a shared library page
+    once per process mapping it, hence the anon column too."""
+
+    def __init__(self, roots):
+        import threading
+        self.roots = set(roots)
+        self.ppid = {}          # pid -> parent pid, for every pid seen in /proc
+        self.tops, self.kids = set(), set()
+        self.seen = set()
+        self.top_hwm = {}       # top pid -> its largest VmHWM seen (KiB)
+        self.kids_peak = self.tree_peak = self.anon_peak = 0
+        self.samples = 0
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self.loop, name="tree-sampler", daemon=True)
+
+    def start(self):
+        self.thread.start()
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+
+    def loop(self):
+        while True:
+            self.sample()
+            if self.done.wait(SAMPLE_INTERVAL):
+                return
+
+    @staticmethod
+    def read_ppid(pid):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            return None
+        # The command name, in parentheses, may itself hold spaces and parentheses.
+        return int(stat[stat.rindex(b")") + 2:].split(None, 2)[1])
+
+    @staticmethod
+    def read_status(pid):
+        """(VmRSS, RssAnon, VmHWM) in KiB; zeros for a process gone or a zombie."""
+        values = {b"VmRSS:": 0, b"RssAnon:": 0, b"VmHWM:": 0}
+        try:
+            with open(f"/proc/{pid}/status", "rb") as f:
+                for line in f:
+                    key = line.split(None, 1)[0]
+                    if key in values:
+                        values[key] = int(line.split()[1])
+        except OSError:
+            pass
+        return values[b"VmRSS:"], values[b"RssAnon:"], values[b"VmHWM:"]
+
+    def sample(self):
+        pids = {int(name) for name in os.listdir("/proc") if name.isdigit()}
+        for gone in self.ppid.keys() - pids:
+            del self.ppid[gone]
+            self.tops.discard(gone)
+            self.kids.discard(gone)
+        new = {}
+        for pid in pids - self.ppid.keys():
+            ppid = self.read_ppid(pid)
+            if ppid is not None:
+                self.ppid[pid] = new[pid] = ppid
+        # Only a new pid can be a new member (a parent pid changes only when the parent dies).
+        # Children of a root are tops, children of members are kids; repeated so that a child
+        # and its own child first seen in the same tick are both found.
+        changed = True
+        while changed:
+            changed = False
+            for pid, ppid in new.items():
+                if pid in self.tops or pid in self.kids or pid in self.roots:
+                    continue
+                if ppid in self.roots:
+                    self.tops.add(pid)
+                elif ppid in self.tops or ppid in self.kids:
+                    self.kids.add(pid)
+                else:
+                    continue
+                self.seen.add(pid)
+                changed = True
+        tree = anon = kids = 0
+        for pid in self.tops | self.kids:
+            rss, rss_anon, hwm = self.read_status(pid)
+            tree += rss
+            anon += rss_anon
+            if pid in self.kids:
+                kids += rss
+            else:
+                self.top_hwm[pid] = max(self.top_hwm.get(pid, 0), hwm)
+        self.tree_peak = max(self.tree_peak, tree)
+        self.anon_peak = max(self.anon_peak, anon)
+        self.kids_peak = max(self.kids_peak, kids)
+        self.samples += 1
+
+    def fill(self, run):
+        run.parent_kib = max(self.top_hwm.values(), default=0)
+        run.kids_kib = self.kids_peak
+        run.tree_kib = self.tree_peak
+        run.tree_anon_kib = self.anon_peak
+        run.tree_processes = len(self.seen)
+        run.samples = self.samples
+
+
 def timed_run(run, commands, logdir):
     """Starts all `commands` at once, each under /usr/bin/time, and fills in run's figures.
 
     GNU time (not wait4 here) because a child forked from this Python process would inherit
     its resident size as the floor of ru_maxrss; forked from the small `time`, it does not."""
-    procs, timings = [], []
+    procs, timings, sampler = [], [], None
     run.started_at = time.time()
     start = time.perf_counter()
     try:
         for i, command in enumerate(commands):
-            stem = logdir / f"{run.contender}-r{run.round}-p{i}"
+            stem = logdir / f"{run.workload}-{run.contender}-r{run.round}-p{i}"
             timings.append(Path(f"{stem}.time"))
             with open(f"{stem}.out", "wb") as out, open(f"{stem}.err", "wb") as err:
                 # A session of its own, so that an interruption can stop `time` and its child.
                 procs.append(subprocess.Popen(
                     ["/usr/bin/time", "-f", TIME_FORMAT, "-o", str(timings[-1]), *command],
                     stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True))
+        sampler = TreeSampler(proc.pid for proc in procs)
+        sampler.start()
         run.exit_codes = [proc.wait() for proc in procs]
     except BaseException:
+        if sampler:
+            sampler.stop()
         for proc in procs:
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -335,6 +546,8 @@ def timed_run(run, commands, logdir):
         raise
     run.wall = time.perf_counter() - start
     run.ended_at = time.time()
+    sampler.stop()
+    sampler.fill(run)
     run.processes = len(procs)
     for timing in timings:
         # The figures are the last line; a "Command exited with non-zero status" may precede.
@@ -478,7 +691,7 @@ def read_access_log(path, offset, settle=0.3):
 
 def log_tail(logdir, run, lines=8):
     text = []
-    for err in sorted(logdir.glob(f"{run.contender}-r{run.round}-p*.err")):
+    for err in sorted(logdir.glob(f"{run.workload}-{run.contender}-r{run.round}-p*.err")):
         tail = err.read_text(errors="replace").splitlines()[-lines:]
         text += [f"    {err.name}: {line}" for line in tail]
     return "\n".join(text)
@@ -504,25 +717,67 @@ def print_table(runs_by_contender, expected):
     base = runs_by_contender.get("pyvips")
     base_wall = median(base, "wall") if base else None
     base_rss = median(base, "rss_max_kib") if base else None
-    header = (f"{'contender':<14} {'procs':>5} {'wall_s':>7} {'cpu_s':>7} {'peak_rss_MB':>11} "
-              f"{'sum_rss_MB':>10} {'outputs':>7} {'wall/pyvips':>11} {'rss/pyvips':>10} "
-              f"{'wall_range':>12}")
+    header = (f"{'contender':<15} {'procs':>5} {'wall_s':>7} {'cpu_s':>7} {'peak_rss_MB':>11} "
+              f"{'sum_rss_MB':>10} {'parent_MB':>9} {'kids_MB':>7} {'tree_MB':>7} {'anon_MB':>7} "
+              f"{'outputs':>7} {'wall/pyvips':>11} {'rss/pyvips':>10} {'wall_range':>12}")
     print(header)
     print("-" * len(header))
+    mib = lambda runs, attribute: median(runs, attribute) / 1024
     for name, runs in runs_by_contender.items():
         wall, rss = median(runs, "wall"), median(runs, "rss_max_kib")
         ratio_wall = f"{wall / base_wall:.2f}" if base_wall else "-"
         ratio_rss = f"{rss / base_rss:.2f}" if base_rss else "-"
         outputs = min(r.outputs for r in runs)
         mark = "" if outputs == expected and not any(r.failed or r.flagged for r in runs) else " !"
-        print(f"{name:<14} {runs[0].processes:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
-              f"{rss / 1024:>11.1f} {median(runs, 'rss_sum_kib') / 1024:>10.1f} "
+        procs = f"{runs[0].processes}+{max(r.tree_processes for r in runs) - runs[0].processes}"
+        print(f"{name:<15} {procs:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
+              f"{rss / 1024:>11.1f} {mib(runs, 'rss_sum_kib'):>10.1f} {mib(runs, 'parent_kib'):>9.1f} "
+              f"{mib(runs, 'kids_kib'):>7.1f} {mib(runs, 'tree_kib'):>7.1f} "
+              f"{mib(runs, 'tree_anon_kib'):>7.1f} "
               f"{outputs:>7} {ratio_wall:>11} {ratio_rss:>10} "
               f"{min(r.wall for r in runs):>5.2f}-{max(r.wall for r in runs):<6.2f}{mark}")
-    print(f"(medians of {len(next(iter(runs_by_contender.values())))} rounds; peak_rss_MB = the "
-          f"largest single process, sum_rss_MB = sum of the processes' peaks; MB = MiB; outputs = "
-          f"fewest valid JPEGs in any round (curl-parallel: files fetched whole), expected {expected}; wall_range = fastest-slowest "
-          f"round; '!' = a failure or a short count)")
+    print(f"(medians of {len(next(iter(runs_by_contender.values())))} rounds; MB = MiB; procs = processes "
+          f"started + most descendants seen in a round; peak_rss_MB = the largest single process "
+          f"(GNU time; for thumbgen the larger of the parent and any worker), sum_rss_MB = sum of "
+          f"the started processes' peaks; sampled every {SAMPLE_INTERVAL * 1000:.0f} ms: parent_MB = "
+          f"the started process's own peak (VmHWM), kids_MB = peak of the sum over its descendants "
+          f"(thumbgen's workers), tree_MB = peak of the sum over all, anon_MB = the same for "
+          f"anonymous memory; outputs = fewest valid JPEGs in any round (curl-parallel: files "
+          f"fetched whole), expected {expected}; wall_range = fastest-slowest round; '!' = a failure "
+          f"or a short count)")
+
+
+def per_round_ratios(runs_by_contender, numerator, denominator, attribute):
+    """numerator's figure / denominator's, for each round both ran in."""
+    den = {r.round: getattr(r, attribute) for r in runs_by_contender.get(denominator, [])}
+    return [getattr(r, attribute) / den[r.round]
+            for r in runs_by_contender.get(numerator, []) if den.get(r.round)]
+
+
+def print_isolation_summary(workload, runs_by_contender):
+    """The issue's check: thumbgen (workers) against thumbgen --isolation none, per round."""
+    describe = lambda ratios: (f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f})"
+                               if ratios else "-")
+    walls = per_round_ratios(runs_by_contender, "thumbgen", "thumbgen-inproc", "wall")
+    if not walls:
+        print(f"isolation [{workload}]: needs thumbgen and thumbgen-inproc (see --only)")
+        return
+    cpus = per_round_ratios(runs_by_contender, "thumbgen", "thumbgen-inproc", "cpu")
+    iso, inproc = runs_by_contender["thumbgen"], runs_by_contender["thumbgen-inproc"]
+    mib = lambda runs, attribute: median(runs, attribute) / 1024
+    verdict = "met" if statistics.median(walls) <= ISOLATION_TARGET else "NOT met"
+    print(f"isolation [{workload}]: wall thumbgen / thumbgen-inproc = {describe(walls)}   target "
+          f"<= {ISOLATION_TARGET:.2f}: {verdict}   cpu {describe(cpus)}   (median and range of "
+          f"{len(walls)} per-round ratios)")
+    print(f"  memory: thumbgen parent {mib(iso, 'parent_kib'):.1f} MiB + workers together "
+          f"{mib(iso, 'kids_kib'):.1f} MiB, tree {mib(iso, 'tree_kib'):.1f} MiB (anon "
+          f"{mib(iso, 'tree_anon_kib'):.1f}); thumbgen-inproc {mib(inproc, 'parent_kib'):.1f} MiB "
+          f"(anon {mib(inproc, 'tree_anon_kib'):.1f})")
+    if "pyvips" in runs_by_contender:
+        print(f"  against pyvips (per-round wall ratios): thumbgen "
+              f"{describe(per_round_ratios(runs_by_contender, 'thumbgen', 'pyvips', 'wall'))}, "
+              f"thumbgen-inproc "
+              f"{describe(per_round_ratios(runs_by_contender, 'thumbgen-inproc', 'pyvips', 'wall'))}")
 
 
 def parse_rate(text):
@@ -635,9 +890,10 @@ def run_benchmark(args):
     unknown = sorted(set(contenders) - set(CONTENDERS))
     if unknown:
         sys.exit(f"bench: error: unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
-    if {"thumbgen", "thumbgen-net"} & set(contenders) and not args.thumbgen:
+    if {"thumbgen", "thumbgen-inproc", "thumbgen-net"} & set(contenders) and not args.thumbgen:
         sys.exit("bench: error: thumbgen selected but no --thumbgen binary given")
-    network = [c for c in contenders if c in NETWORK_CONTENDERS]
+    workloads = WORKLOADS if args.workload == "all" else (args.workload,)
+    network = [c for c in contenders if c in NETWORK_CONTENDERS] if "wallpapers" in workloads else []
     if network and not (args.base_url and args.access_log):
         sys.exit(f"bench: error: {', '.join(network)} need --base-url and --access-log "
                  f"(run scripts/bench, which starts the nginx they fetch from)")
@@ -650,48 +906,101 @@ def run_benchmark(args):
         sys.exit("bench: error: the corpus is empty; are the wallpaper packages installed?")
     make_corpus_folder(sources, bench_dir / "corpus")
     describe_corpus(sources, report)
-    halves = split_in_two(sources)
-    files = {
-        "manifest": write_manifest(bench_dir / "manifest.csv", (s.link for s in sources)),
-        "all": write_list(bench_dir / "corpus.txt", sources),
-        "halves": [write_list(bench_dir / f"corpus-half{i + 1}.txt", h) for i, h in enumerate(halves)],
-        "half_paths": [[str(s.link) for s in h] for h in halves],
-    }
-    print(f"  halves for the 2-process contenders: {len(halves[0])} + {len(halves[1])} files")
-    access_log = Path(args.access_log) if network else None
-    rate = parse_rate(args.rate)
+    net = None
     if network:
         base_url = args.base_url if args.base_url.endswith("/") else args.base_url + "/"
-        files["net_manifest"] = write_manifest(bench_dir / "manifest-net.csv",
-                                               (source_url(base_url, s) for s in sources))
-        files["curl_config"] = write_curl_config(bench_dir / "curl-parallel.conf", sources, base_url,
-                                                 bench_dir / "out" / "curl-parallel")
-        print(f"network: {base_url} (nginx access log {access_log}), {args.connections} connections "
-              f"(thumbgen --downloads/--host-connections, curl --parallel-max)")
-    print(f"work folder: {bench_dir} (manifest.csv{', manifest-net.csv, curl-parallel.conf, nginx/' if network else ''}, "
-          f"corpus/, out/, logs/)")
+        net = {"base_url": base_url, "access_log": Path(args.access_log), "rate": parse_rate(args.rate)}
+        print(f"network: {base_url} (nginx access log {net['access_log']}), {args.connections} "
+              f"connections (thumbgen --downloads/--host-connections, curl --parallel-max); "
+              f"wallpapers workload only")
     if args.thumbgen:
         print(f"thumbgen: {args.thumbgen}")
-    warm_page_cache(sources)
-    if network:
-        preflight(base_url, sources)
-    print_load("before")
-
     logdir = bench_dir / "logs"
     logdir.mkdir(exist_ok=True)
     for old in logdir.glob("*-r*-p*.*"):
         old.unlink()   # a previous run's logs would mislead
+    problems = 0
+    for workload in workloads:
+        print()
+        if workload == "wallpapers":
+            problems += run_workload(args, workload, sources, contenders, net, logdir)
+        else:
+            small = small_sources(bench_dir, sources, args.small_count)
+            local = [c for c in contenders if c in LOCAL_CONTENDERS]
+            problems += run_workload(args, workload, small, local, None, logdir)
+    if problems:
+        print(f"bench: {problems} run(s) failed, wrote the wrong number of outputs or fetched a file "
+              f"other than once; logs in {logdir}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def round_order(contenders, round_no):
+    """The contenders' order in round `round_no` (from 1): the first one rotates each round.
+
+    thumbgen and thumbgen-inproc move as one slot, back to back, the one going first swapping
+    each round: their ratio is the point of the pair, and on a shared machine two runs a few
+    seconds apart see more nearly the same load than two runs a whole round apart."""
+    pair = ("thumbgen", "thumbgen-inproc")
+    paired = all(name in contenders for name in pair)
+    slots = []
+    for name in contenders:
+        if paired and name in pair:
+            if pair not in slots:
+                slots.append(pair)   # where the first of the two was listed
+        else:
+            slots.append(name)
+    shift = (round_no - 1) % len(slots)
+    order = []
+    for slot in slots[shift:] + slots[:shift]:
+        if isinstance(slot, tuple):
+            order += slot if round_no % 2 else slot[::-1]
+        else:
+            order.append(slot)
+    return order
+
+
+def run_workload(args, workload, sources, contenders, net, logdir):
+    """Runs `contenders` round-robin on `sources`, prints the workload's table and summaries;
+    returns the number of runs that failed. `net` (wallpapers only): the nginx case's settings."""
+    bench_dir = Path(args.bench_dir)
+    if not contenders:
+        print(f"workload {workload}: no contender selected for it")
+        return 0
+    halves = split_in_two(sources)
+    stem = "" if workload == "wallpapers" else f"-{workload}"   # bench_cache.py reads manifest.csv
+    files = {
+        "manifest": write_manifest(bench_dir / f"manifest{stem}.csv", (s.link for s in sources)),
+        "all": write_list(bench_dir / f"corpus{stem}.txt", sources),
+        "halves": [write_list(bench_dir / f"corpus{stem}-half{i + 1}.txt", h) for i, h in enumerate(halves)],
+        "half_paths": [[str(s.link) for s in h] for h in halves],
+    }
+    print(f"workload {workload}: {len(sources)} files; halves for the 2-process contenders: "
+          f"{len(halves[0])} + {len(halves[1])} files")
+    network = net is not None and any(c in NETWORK_CONTENDERS for c in contenders)
+    access_log = net["access_log"] if network else None
+    if network:
+        files["net_manifest"] = write_manifest(bench_dir / "manifest-net.csv",
+                                               (source_url(net["base_url"], s) for s in sources))
+        files["curl_config"] = write_curl_config(bench_dir / "curl-parallel.conf", sources,
+                                                 net["base_url"], bench_dir / "out" / "curl-parallel")
+    print(f"work folder: {bench_dir} (manifest{stem}.csv{', manifest-net.csv, curl-parallel.conf, nginx/' if network else ''}, "
+          f"corpus/, {'small/, ' if workload == 'small' else ''}out/, logs/)")
+    warm_page_cache(sources)
+    if network:
+        preflight(net["base_url"], sources)
+    print_load("before")
+
     sizes = {s.link.name: s.size for s in sources}
     runs_by_contender = {name: [] for name in CONTENDERS if name in contenders}
     problems = 0
     for round_no in range(1, args.rounds + 1):
-        shift = (round_no - 1) % len(contenders)
-        for name in contenders[shift:] + contenders[:shift]:
+        for name in round_order(contenders, round_no):
             outdir = bench_dir / "out" / name
             shutil.rmtree(outdir, ignore_errors=True)
             shutil.rmtree(str(outdir) + ".cache", ignore_errors=True)
             outdir.mkdir(parents=True)
-            run = Run(name, round_no)
+            run = Run(name, round_no, workload)
             offset = log_size(access_log) if name in NETWORK_CONTENDERS else 0
             timed_run(run, contender_commands(name, outdir, files, args.thumbgen, args.connections),
                       logdir)
@@ -700,8 +1009,9 @@ def run_benchmark(args):
             else:
                 count_outputs(run, outdir)
             runs_by_contender[name].append(run)
-            print(f"round {round_no}/{args.rounds} {name:<14} wall {run.wall:6.2f} s  "
+            print(f"{workload} round {round_no}/{args.rounds} {name:<15} wall {run.wall:6.2f} s  "
                   f"cpu {run.cpu:6.2f} s  peak rss {run.rss_max_kib / 1024:6.1f} MiB  "
+                  f"parent {run.parent_kib / 1024:6.1f}  tree {run.tree_kib / 1024:6.1f} MiB  "
                   f"{'fetched' if name == 'curl-parallel' else 'outputs'} {run.outputs}/{len(sources)}  "
                   f"exit {','.join(map(str, run.exit_codes))}",
                   flush=True)
@@ -725,16 +1035,13 @@ def run_benchmark(args):
                 print(log_tail(logdir, run) or "    (no stderr)")
     print_load("after")
     print()
-    print(f"input: {len(sources)} files, {sum(s.size for s in sources):,} bytes; "
+    print(f"workload {workload} - input: {len(sources)} files, {sum(s.size for s in sources):,} bytes; "
           f"{SIZE}x{SIZE} inside, JPEG q{QUALITY}; {os.cpu_count()} CPUs")
     print_table(runs_by_contender, len(sources))
+    print_isolation_summary(workload, runs_by_contender)
     if network:
-        print_network_report(runs_by_contender, sources, args.connections, rate)
-    if problems:
-        print(f"bench: {problems} run(s) failed, wrote the wrong number of outputs or fetched a file "
-              f"other than once; logs in {logdir}", file=sys.stderr)
-        return 1
-    return 0
+        print_network_report(runs_by_contender, sources, args.connections, net["rate"])
+    return problems
 
 
 def preflight(base_url, sources):
@@ -763,6 +1070,10 @@ def main():
     run.add_argument("--only", default=",".join(CONTENDERS))
     run.add_argument("--thumbgen", default="")
     run.add_argument("--packages", nargs="+", required=True)
+    run.add_argument("--workload", choices=[*WORKLOADS, "all"], default="all",
+                     help="the wallpapers, the small crops of them, or both in turn")
+    run.add_argument("--small-count", type=int, default=SMALL_COUNT,
+                     help="images in the small workload")
     run.add_argument("--base-url", default="", help="where nginx serves the corpus folder")
     run.add_argument("--access-log", default="", help="nginx's access log (log_format bench)")
     run.add_argument("--connections", type=int, default=16,
@@ -772,10 +1083,16 @@ def main():
     worker.add_argument("library", choices=["pyvips", "pillow"])
     worker.add_argument("listfile")
     worker.add_argument("outdir")
+    small = commands.add_parser("make-small")
+    small.add_argument("listfile")
+    small.add_argument("outdir")
+    small.add_argument("count", type=int)
     args = parser.parse_args()
 
     if args.command == "run":
         return run_benchmark(args)
+    if args.command == "make-small":
+        return make_small_images(args.listfile, args.outdir, args.count)
     paths = Path(args.listfile).read_text().splitlines()
     work = worker_pyvips if args.library == "pyvips" else worker_pillow
     return work(paths, args.outdir)
