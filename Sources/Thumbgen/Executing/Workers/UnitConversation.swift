@@ -95,6 +95,7 @@ struct UnitConversation {
                 case .estimate:
                     guard let asked = frame.decoded(WorkerProtocol.Estimate.self) else { break }
                     estimate = asked.bytes
+                    guard asked.bytes >= budget.askAbove else { break }  // not waiting for an answer
                     var refusal: String?
                     if asked.bytes > budget.total {
                         refusal = "decoding \(asked.width)×\(asked.height) needs an estimated "

@@ -76,8 +76,10 @@ struct UnitRun {
         let decode = DecodeOperation(decoder: decoder, handover: .init(jobs: jobs, bytes: bytes),
                                      cancellation: nil)
         decode.admitDecode = { [input, output, askAbove] estimate throws(ImagingError) in
-            guard estimate.bytes >= askAbove else { return }
+            // Sent always, so that a worker that outgrows its limit is reported with it; waited
+            // on only when the budget must admit it.
             output.send(.estimate, estimate)
+            guard estimate.bytes >= askAbove else { return }
             guard case .frame(let frame) = input.next(), frame.kind == .admit,
                   let admit = frame.decoded(WorkerProtocol.Admit.self) else { exit(2) }
             if let refusal = admit.refusal { throw .overLimit(reason: refusal) }

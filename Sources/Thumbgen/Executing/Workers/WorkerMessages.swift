@@ -54,7 +54,8 @@ enum WorkerProtocol {
         var row: Int?
     }
 
-    /// `estimate`: the decode's memory, from the header, which the parent admits or refuses.
+    /// `estimate`: the decode's memory, from the header; from `askAbove` up the parent admits
+    /// or refuses it, and the worker waits for its `admit`.
     struct Estimate: Codable {
         var bytes: Int64
         /// The header's size and the scale it loads at, for the message of a refusal.
