@@ -2,7 +2,7 @@
 """The timing half of scripts/bench (run that; it does the set-up first).
 
     bench.py run --bench-dir DIR --rounds N --only LIST --thumbgen BIN --packages PKG...
-                 [--workload wallpapers|small|all] [--small-count N]
+                 [--workload wallpapers|small|sizes10|all] [--small-count N]
                  [--base-url URL --access-log FILE --connections N --rate R]
         builds the corpus from the packages' files (and, for the small workload, crops of it),
         runs the contenders round-robin on each workload in turn, prints a table of medians per
@@ -36,12 +36,17 @@ from pathlib import Path
 
 SIZE = 256
 QUALITY = 80
-LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "pyvips", "vipsthumbnail", "pillow")
+LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "pyvips", "vipsthumbnail", "pillow")
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
 CONTENDERS = LOCAL_CONTENDERS + NETWORK_CONTENDERS
 NETWORK_TARGET = 1.15   # the issue: thumbgen-net <= 1.15 x max(thumbgen local, curl-parallel)
 ISOLATION_TARGET = 1.03  # the issue: thumbgen (workers) <= 1.03 x thumbgen --isolation none
-WORKLOADS = ("wallpapers", "small")
+WORKLOADS = ("wallpapers", "small", "sizes10")
+# The srcset case (issue 14): each small JPEG at ten widths, 32 to 176 px, against the same
+# sources at one width (176) and a naive pyvips script that calls thumbnail ten times a source.
+SIZES10 = tuple(range(32, 177, 16))
+SIZES10_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "pyvips")
+SIZES10_TARGET = 2.5
 SMALL_WIDTH, SMALL_HEIGHT, SMALL_QUALITY = 800, 500, 85
 SMALL_COUNT = 2006
 SAMPLE_INTERVAL = 0.02  # s between two samples of a run's process tree
@@ -186,6 +191,21 @@ def write_manifest(path, srcs):
     return path
 
 
+def write_sized_manifest(path, srcs, sizes):
+    """A manifest with one row per source and size: `src,size,out` (out `{name}-{w}.jpg`)."""
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(["src", "size", "out"])
+        for src in srcs:
+            writer.writerows([str(src), f"{size}x{size}", "{name}-" + str(size) + ".jpg"] for size in sizes)
+    return path
+
+
+def expected_outputs(name, workload, sources):
+    """How many JPEGs a contender's run must write: ten a source in the 10-size workload."""
+    return sources * (len(SIZES10) if workload == "sizes10" and name != "thumbgen-1size" else 1)
+
+
 def source_url(base_url, source):
     """The source's URL on the benchmark's nginx (link names are URL-safe by construction)."""
     return base_url + source.link.name
@@ -296,6 +316,9 @@ def contender_commands(name, outdir, files, thumbgen, connections=16):
                       "--cache-dir", str(outdir) + ".cache"]
     if name == "thumbgen":
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags]]
+    if name == "thumbgen-1size":
+        # The 10-size workload's sources at its largest size only: what ten sizes cost over one.
+        return [[thumbgen, str(files["manifest1"]), *thumbgen_flags]]
     if name == "thumbgen-inproc":
         # The same run with decode/render/encode in the parent, as before worker isolation.
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--isolation", "none"]]
@@ -310,7 +333,8 @@ def contender_commands(name, outdir, files, thumbgen, connections=16):
         return [["curl", "--parallel", "--parallel-max", str(connections), "--no-progress-meter",
                  "--fail", "--config", str(files["curl_config"])]]
     if name == "pyvips":
-        return [me + ["pyvips", str(files["all"]), str(outdir)]]
+        library = "pyvips10" if "manifest1" in files else "pyvips"
+        return [me + [library, str(files["all"]), str(outdir)]]
     if name == "vipsthumbnail":
         # "256x256>" = fit inside 256x256, shrinking only (never enlarging).
         return [["vipsthumbnail", "--size", f"{SIZE}x{SIZE}>",
@@ -328,6 +352,21 @@ def worker_pyvips(paths, outdir):
     def one(path):
         image = pyvips.Image.thumbnail(path, SIZE, height=SIZE, size="down")
         image.write_to_file(f"{outdir}/{Path(path).stem}.jpg[Q={QUALITY},strip]")
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        futures = {pool.submit(one, path): path for path in paths}
+        return report_failures((futures[f], f.exception()) for f in futures)
+
+
+def worker_pyvips10(paths, outdir):
+    """The naive srcset script: thumbnail called once per size, each from the file."""
+    import concurrent.futures
+    import pyvips
+
+    def one(path):
+        for size in SIZES10:
+            image = pyvips.Image.thumbnail(path, size, height=size, size="down")
+            image.write_to_file(f"{outdir}/{Path(path).stem}-{size}.jpg[Q={QUALITY},strip]")
 
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         futures = {pool.submit(one, path): path for path in paths}
@@ -728,7 +767,7 @@ def print_table(runs_by_contender, expected):
         ratio_wall = f"{wall / base_wall:.2f}" if base_wall else "-"
         ratio_rss = f"{rss / base_rss:.2f}" if base_rss else "-"
         outputs = min(r.outputs for r in runs)
-        mark = "" if outputs == expected and not any(r.failed or r.flagged for r in runs) else " !"
+        mark = "" if outputs == expected(name) and not any(r.failed or r.flagged for r in runs) else " !"
         procs = f"{runs[0].processes}+{max(r.tree_processes for r in runs) - runs[0].processes}"
         print(f"{name:<15} {procs:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
               f"{rss / 1024:>11.1f} {mib(runs, 'rss_sum_kib'):>10.1f} {mib(runs, 'parent_kib'):>9.1f} "
@@ -743,7 +782,7 @@ def print_table(runs_by_contender, expected):
           f"the started process's own peak (VmHWM), kids_MB = peak of the sum over its descendants "
           f"(thumbgen's workers), tree_MB = peak of the sum over all, anon_MB = the same for "
           f"anonymous memory; outputs = fewest valid JPEGs in any round (curl-parallel: files "
-          f"fetched whole), expected {expected}; wall_range = fastest-slowest round; '!' = a failure "
+          f"fetched whole), expected {expected(next(iter(runs_by_contender)))}; wall_range = fastest-slowest round; '!' = a failure "
           f"or a short count)")
 
 
@@ -752,6 +791,18 @@ def per_round_ratios(runs_by_contender, numerator, denominator, attribute):
     den = {r.round: getattr(r, attribute) for r in runs_by_contender.get(denominator, [])}
     return [getattr(r, attribute) / den[r.round]
             for r in runs_by_contender.get(numerator, []) if den.get(r.round)]
+
+
+def print_sizes_summary(runs_by_contender):
+    """The issue's check for srcset: ten sizes a source against one, per round."""
+    walls = per_round_ratios(runs_by_contender, "thumbgen", "thumbgen-1size", "wall")
+    if not walls:
+        return
+    verdict = "met" if statistics.median(walls) <= SIZES10_TARGET else "NOT met"
+    pyvips = per_round_ratios(runs_by_contender, "thumbgen", "pyvips", "wall")
+    print(f"10 sizes: wall thumbgen (10 sizes) / thumbgen-1size = {statistics.median(walls):.2f} "
+          f"({min(walls):.2f}-{max(walls):.2f})   target <= {SIZES10_TARGET}: {verdict}"
+          + (f"   against naive pyvips {statistics.median(pyvips):.2f}" if pyvips else ""))
 
 
 def print_isolation_summary(workload, runs_by_contender):
@@ -927,6 +978,10 @@ def run_benchmark(args):
         else:
             small = small_sources(bench_dir, sources, args.small_count)
             local = [c for c in contenders if c in LOCAL_CONTENDERS]
+            if workload == "sizes10":
+                local = [c for c in local if c in SIZES10_CONTENDERS]
+                if "thumbgen" in local and "thumbgen-1size" not in local:
+                    local.append("thumbgen-1size")
             problems += run_workload(args, workload, small, local, None, logdir)
     if problems:
         print(f"bench: {problems} run(s) failed, wrote the wrong number of outputs or fetched a file "
@@ -967,6 +1022,8 @@ def run_workload(args, workload, sources, contenders, net, logdir):
     if not contenders:
         print(f"workload {workload}: no contender selected for it")
         return 0
+    if workload != "sizes10":
+        contenders = [c for c in contenders if c != "thumbgen-1size"]
     halves = split_in_two(sources)
     stem = "" if workload == "wallpapers" else f"-{workload}"   # bench_cache.py reads manifest.csv
     files = {
@@ -975,6 +1032,11 @@ def run_workload(args, workload, sources, contenders, net, logdir):
         "halves": [write_list(bench_dir / f"corpus{stem}-half{i + 1}.txt", h) for i, h in enumerate(halves)],
         "half_paths": [[str(s.link) for s in h] for h in halves],
     }
+    if workload == "sizes10":
+        files["manifest"] = write_sized_manifest(bench_dir / "manifest-sizes10.csv",
+                                                 (s.link for s in sources), SIZES10)
+        files["manifest1"] = write_sized_manifest(bench_dir / "manifest-sizes1.csv",
+                                                  (s.link for s in sources), SIZES10[-1:])
     print(f"workload {workload}: {len(sources)} files; halves for the 2-process contenders: "
           f"{len(halves[0])} + {len(halves[1])} files")
     network = net is not None and any(c in NETWORK_CONTENDERS for c in contenders)
@@ -1012,10 +1074,12 @@ def run_workload(args, workload, sources, contenders, net, logdir):
             print(f"{workload} round {round_no}/{args.rounds} {name:<15} wall {run.wall:6.2f} s  "
                   f"cpu {run.cpu:6.2f} s  peak rss {run.rss_max_kib / 1024:6.1f} MiB  "
                   f"parent {run.parent_kib / 1024:6.1f}  tree {run.tree_kib / 1024:6.1f} MiB  "
-                  f"{'fetched' if name == 'curl-parallel' else 'outputs'} {run.outputs}/{len(sources)}  "
+                  f"{'fetched' if name == 'curl-parallel' else 'outputs'} {run.outputs}/"
+                  f"{expected_outputs(name, workload, len(sources))}  "
                   f"exit {','.join(map(str, run.exit_codes))}",
                   flush=True)
-            failed = run.failed or run.outputs != len(sources) or run.strays
+            failed = (run.failed or run.outputs != expected_outputs(name, workload, len(sources))
+                      or run.strays)
             if name in NETWORK_CONTENDERS:
                 run.log = read_access_log(access_log, offset)
                 summary = run.log.summary(sizes, run)
@@ -1037,8 +1101,10 @@ def run_workload(args, workload, sources, contenders, net, logdir):
     print()
     print(f"workload {workload} - input: {len(sources)} files, {sum(s.size for s in sources):,} bytes; "
           f"{SIZE}x{SIZE} inside, JPEG q{QUALITY}; {os.cpu_count()} CPUs")
-    print_table(runs_by_contender, len(sources))
+    print_table(runs_by_contender, lambda name: expected_outputs(name, workload, len(sources)))
     print_isolation_summary(workload, runs_by_contender)
+    if workload == "sizes10":
+        print_sizes_summary(runs_by_contender)
     if network:
         print_network_report(runs_by_contender, sources, args.connections, net["rate"])
     return problems
@@ -1080,7 +1146,7 @@ def main():
                      help="thumbgen-net's --downloads/--host-connections, curl's --parallel-max")
     run.add_argument("--rate", default="2m", help="nginx's limit_rate, for the report")
     worker = commands.add_parser("worker")
-    worker.add_argument("library", choices=["pyvips", "pillow"])
+    worker.add_argument("library", choices=["pyvips", "pyvips10", "pillow"])
     worker.add_argument("listfile")
     worker.add_argument("outdir")
     small = commands.add_parser("make-small")
@@ -1094,7 +1160,7 @@ def main():
     if args.command == "make-small":
         return make_small_images(args.listfile, args.outdir, args.count)
     paths = Path(args.listfile).read_text().splitlines()
-    work = worker_pyvips if args.library == "pyvips" else worker_pillow
+    work = {"pyvips": worker_pyvips, "pyvips10": worker_pyvips10, "pillow": worker_pillow}[args.library]
     return work(paths, args.outdir)
 
 
