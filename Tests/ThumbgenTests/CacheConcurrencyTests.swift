@@ -26,7 +26,10 @@ struct CacheConcurrencyTests {
     static func reference(_ space: Workspace, _ rows: [[String]]) async throws -> [String: Data] {
         let out = space.folder.file("reference")
         let manifest = try space.folder.write(manifest(rows), to: "reference.csv")
-        let result = try await CLIRunner.run([manifest.path, "--out", out.path, "--no-cache"])
+        // A reference, not a race: 800 rows beside the whole suite on two cores took past the
+        // default two minutes once; five still catch a run that hangs.
+        let result = try await CLIRunner.run([manifest.path, "--out", out.path, "--no-cache"],
+                                             timeout: .seconds(300))
         #expect(result.status == 0, "\(result.stderr)")
         return try CacheFiles.tree(out)
     }

@@ -140,6 +140,8 @@ final class WorkerPool: Sendable {
 
     private func retire(_ worker: WorkerProcess) {
         worker.finish()
+        // It exits when its input closes; one that does not (stuck in C) must not hold the run.
+        if !worker.exits(within: .seconds(2)) { worker.stop() }
         worker.wait()
         state.withLock { _ = $0.live.removeValue(forKey: ObjectIdentifier(worker)) }
     }

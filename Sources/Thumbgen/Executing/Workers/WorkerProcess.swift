@@ -135,6 +135,23 @@ final class WorkerProcess: @unchecked Sendable {
         return signal != 0 ? .signal(signal) : .code((raw >> 8) & 0xff)
     }
 
+    /// Whether the process ends within `time` (it is reaped if so).
+    func exits(within time: Duration) -> Bool {
+        let deadline = ContinuousClock.now + time
+        while ContinuousClock.now < deadline {
+            if status.withLock({ $0 }) != nil { return true }
+            var raw: Int32 = 0
+            let result = waitpid(pid, &raw, WNOHANG)
+            if result == pid {
+                status.withLock { $0 = raw }
+                return true
+            }
+            if result < 0 && errno != EINTR { return status.withLock({ $0 }) != nil }
+            usleep(2000)
+        }
+        return false
+    }
+
     /// Bytes of memory the process holds now (its resident set); 0 once it is gone. Read with
     /// plain calls: the watchdog asks often.
     var residentBytes: Int64 {
