@@ -10,6 +10,14 @@ enum LocalFileCheck {
 
     /// What `stat` says of `path` when it is a readable regular file of at most `maxBytes`
     /// (the planner reads its stamp from it), else the failure.
+    /// The failure of a row whose local source no longer has the stamp it had when it was
+    /// hashed: the pixels may come from other bytes, which must not be cached (nor reported)
+    /// under the old digest. Nil when `stamp` is nil (the file was not hashed) or still holds.
+    static func changedWhileRead(path: String?, stamp: FileIndex.Stamp?, src: String) -> ThumbnailFailure? {
+        guard let stamp, let path, FileIndex.Stamp.of(path) != stamp else { return nil }
+        return ThumbnailFailure(.sourceUnreadable, "\(src): the file changed while it was being read; run again")
+    }
+
     static func check(path: String, src: String, maxBytes: Int64) -> Result<stat, ThumbnailFailure> {
         .init { () throws(ThumbnailFailure) -> stat in try checked(path: path, src: src, maxBytes: maxBytes) }
     }

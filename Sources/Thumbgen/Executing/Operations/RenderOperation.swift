@@ -10,7 +10,6 @@ final class RenderOperation: Operation, @unchecked Sendable {
         var width: Int
         var height: Int
         var format: OutputFormat
-        var sha256: String
         /// The key it is stored under in the cache (nil without a cache).
         var cacheKey: OutputKey?
     }
@@ -65,11 +64,9 @@ final class RenderOperation: Operation, @unchecked Sendable {
                 ) { watch throws(ImagingError) -> (Data, Int, Int) in
                     try renderAndEncode(row, watch: watch)
                 }
-                // A local file rewritten since it was hashed may have given other pixels:
-                // they must not be cached (nor reported) under the old digest.
-                if let stamp = decoded.sourceStamp, let path = decoded.path, FileIndex.Stamp.of(path) != stamp {
-                    return job.fail(ThumbnailFailure(.sourceUnreadable, "\(request.sourceText): the file "
-                                                     + "changed while it was being read; run again"))
+                if let changed = LocalFileCheck.changedWhileRead(path: decoded.path, stamp: decoded.sourceStamp,
+                                                                 src: request.sourceText) {
+                    return job.fail(changed)
                 }
                 finish(data, width: width, height: height, format: format, decoded: decoded)
             } catch {
@@ -94,11 +91,10 @@ final class RenderOperation: Operation, @unchecked Sendable {
 
     private func finish(_ data: Data, width: Int, height: Int, format: OutputFormat,
                         decoded: DecodedImage) {
-        let digest = ContentDigest.of(data)
         let request = job.request
         output.withLock {
             $0 = Encoded(
-                data: data, width: width, height: height, format: format, sha256: digest,
+                data: data, width: width, height: height, format: format,
                 cacheKey: decoded.sourceDigest.map { OutputKey(
                     sourceDigest: $0, request: request, strictness: limits.strictness) })
         }

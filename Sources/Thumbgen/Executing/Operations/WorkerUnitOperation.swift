@@ -95,19 +95,17 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
         return ending
     }
 
-    /// Takes one row's output: hashed and keyed here, where the cache is.
+    /// Takes one row's output: keyed here, where the cache is (and hashed by its write, never
+    /// by the worker: a digest a worker sent could not be trusted).
     private func accept(_ header: WorkerProtocol.Output, data: Data, for job: Job, bytes: SourceBytes) {
         job.record(\.decode, milliseconds: header.decodeMs)
         job.record(\.render, milliseconds: header.renderMs)
-        // A local file rewritten since it was hashed may have given other pixels: they must
-        // not be cached (nor reported) under the old digest.
-        if let stamp = bytes.stamp, FileIndex.Stamp.of(bytes.path) != stamp {
-            return job.fail(ThumbnailFailure(.sourceUnreadable, "\(job.request.sourceText): the file "
-                                             + "changed while it was being read; run again"))
+        if let changed = LocalFileCheck.changedWhileRead(path: bytes.path, stamp: bytes.stamp,
+                                                         src: job.request.sourceText) {
+            return job.fail(changed)
         }
         let encoded = RenderOperation.Encoded(
             data: data, width: header.width, height: header.height, format: header.format,
-            sha256: ContentDigest.of(data),
             cacheKey: bytes.digest.map { OutputKey(sourceDigest: $0, request: job.request,
                                                    strictness: limits.strictness) })
         outputs.withLock { $0[ObjectIdentifier(job)] = encoded }

@@ -50,7 +50,8 @@ final class WriteOperation: Operation, @unchecked Sendable {
             return job.fail(ThumbnailFailure(.encodeFailed, "\(job.request.sourceText): no output was made"))
         }
         let start = ContinuousClock.now
-        let record = OutputRecord(sha256: encoded.sha256, width: encoded.width, height: encoded.height,
+        // Hashed here, once, whichever process rendered it.
+        let record = OutputRecord(sha256: ContentDigest.of(encoded.data), width: encoded.width, height: encoded.height,
                                   format: encoded.format, bytes: encoded.data.count)
         if let cache, let key = encoded.cacheKey {
             cache.storeOutput(encoded.data, record: record, key: key.digest)

@@ -116,40 +116,37 @@ final class WorkerProcess: @unchecked Sendable {
     /// Waits for the process to end and says how it did.
     @discardableResult
     func wait() -> Exit {
-        var raw: Int32 = 0
-        if let known = status.withLock({ $0 }) {
-            raw = known
-        } else {
-            var result: pid_t
-            repeat { result = waitpid(pid, &raw, 0) } while result < 0 && errno == EINTR
-            if result == pid {
-                status.withLock { $0 = raw }
-            } else {
-                // Another thread reaped it: its status is there in a moment.
-                while status.withLock({ $0 }) == nil { usleep(1000) }
-                raw = status.withLock { $0 } ?? 0
-            }
+        var raw = reap(blocking: true)
+        // Another thread reaped it: its status is there in a moment.
+        while raw == nil {
+            usleep(1000)
+            raw = status.withLock { $0 }
         }
+        let value = raw ?? 0
         // WIFSIGNALED / WTERMSIG / WEXITSTATUS, which Swift does not import.
-        let signal = raw & 0x7f
-        return signal != 0 ? .signal(signal) : .code((raw >> 8) & 0xff)
+        let signal = value & 0x7f
+        return signal != 0 ? .signal(signal) : .code((value >> 8) & 0xff)
     }
 
     /// Whether the process ends within `time` (it is reaped if so).
     func exits(within time: Duration) -> Bool {
         let deadline = ContinuousClock.now + time
-        while ContinuousClock.now < deadline {
-            if status.withLock({ $0 }) != nil { return true }
-            var raw: Int32 = 0
-            let result = waitpid(pid, &raw, WNOHANG)
-            if result == pid {
-                status.withLock { $0 = raw }
-                return true
-            }
-            if result < 0 && errno != EINTR { return status.withLock({ $0 }) != nil }
+        repeat {
+            if reap(blocking: false) != nil { return true }
             usleep(2000)
-        }
+        } while ContinuousClock.now < deadline
         return false
+    }
+
+    /// The wait status, reaping the process if it has ended (waiting for that when
+    /// `blocking`); nil while it runs, or when another thread is reaping it.
+    private func reap(blocking: Bool) -> Int32? {
+        if let known = status.withLock({ $0 }) { return known }
+        var raw: Int32 = 0, result: pid_t
+        repeat { result = waitpid(pid, &raw, blocking ? 0 : WNOHANG) } while result < 0 && errno == EINTR
+        guard result == pid else { return status.withLock { $0 } }
+        status.withLock { $0 = raw }
+        return raw
     }
 
     /// Bytes of memory the process holds now (its resident set); 0 once it is gone. Read with
