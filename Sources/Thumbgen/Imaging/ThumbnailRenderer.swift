@@ -152,6 +152,11 @@ struct ThumbnailRenderer: Sendable {
     /// when it is CMYK without a usable one; unchanged otherwise. 16-bit stays 16-bit.
     private func throughProfile(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         if image.hasICCProfile {
+            // RGB pixels under a profile that is sRGB by its content are sRGB already.
+            if image.bands - (image.hasAlpha ? 1 : 0) == 3, let profile = image.iccProfile,
+               SRGBProfile.matches(profile) {
+                return image
+            }
             // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
             // still good, and libvips' own conversion takes over.
             do {

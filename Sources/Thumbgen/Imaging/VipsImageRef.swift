@@ -39,6 +39,14 @@ final class VipsImageRef: @unchecked Sendable {
     var pageHeight: Int { Int(vips_image_get_page_height(pointer)) }
     /// Whether an ICC profile is attached.
     var hasICCProfile: Bool { vips_image_get_typeof(pointer, "icc-profile-data") != 0 }
+    /// The attached ICC profile's bytes, if any.
+    var iccProfile: [UInt8]? {
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard hasICCProfile, vips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0,
+              let data else { return nil }
+        return Array(UnsafeRawBufferPointer(start: data, count: length))
+    }
     /// The libvips loader that opened this image (`jpegload`, `pngload`, ...), if any.
     var loader: String? {
         var value: UnsafePointer<CChar>?

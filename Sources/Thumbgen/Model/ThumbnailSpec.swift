@@ -60,5 +60,6 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     }
 
     /// The version of thumbgen's rendering recipe; part of every output's cache key.
-    public static let recipeVersion = 2
+    /// 3: RGB sources whose embedded profile is sRGB by content skip the profile transform.
+    public static let recipeVersion = 3
 }

@@ -161,6 +161,11 @@ enum FixtureBytes {
 
     /// libvips' own CMYK profile (the one it falls back on), as bytes.
     static func cmykProfile() throws -> Data {
+        try libvipsProfile("cmyk")
+    }
+
+    /// One of the profiles built into libvips (`srgb`, `p3`, `cmyk`), as bytes.
+    static func libvipsProfile(_ name: String) throws -> Data {
         try VipsRuntime.start()
         let pixel: [UInt8] = [200, 40, 40]
         guard let image = pixel.withUnsafeBytes({
@@ -168,14 +173,14 @@ enum FixtureBytes {
         }) else { throw FixtureError("a 1×1 image") }
         defer { tg_unref(image) }
         var cmyk: UnsafeMutablePointer<VipsImage>?
-        guard tg_icc_transform(image, &cmyk, "cmyk", "srgb") == 0, let cmyk else {
-            throw FixtureError("icc_transform to cmyk")
+        guard tg_icc_transform(image, &cmyk, name, "srgb") == 0, let cmyk else {
+            throw FixtureError("icc_transform to \(name)")
         }
         defer { tg_unref(cmyk) }
         var blob: UnsafeRawPointer?
         var length = 0
         guard vips_image_get_blob(cmyk, "icc-profile-data", &blob, &length) == 0, let blob else {
-            throw FixtureError("reading the cmyk profile")
+            throw FixtureError("reading the \(name) profile")
         }
         return Data(bytes: blob, count: length)
     }
