@@ -125,6 +125,17 @@ static inline int tg_resize(VipsImage *in, VipsImage **out, double hscale, doubl
     return vips_resize(in, out, hscale, "vscale", vscale, "kernel", kernel, NULL);
 }
 
+/// Box-filter shrink by whole factors (each pixel the mean of a block).
+static inline int tg_shrink(VipsImage *in, VipsImage **out, int hshrink, int vshrink) {
+    return vips_shrink(in, out, (double) hshrink, (double) vshrink, NULL);
+}
+
+/// Kernel resampling down by `hshrink`×`vshrink` (each at least 1), centre convention.
+static inline int tg_reduce(VipsImage *in, VipsImage **out, double hshrink, double vshrink,
+                            VipsKernel kernel) {
+    return vips_reduce(in, out, hshrink, vshrink, "kernel", kernel, NULL);
+}
+
 static inline int tg_premultiply(VipsImage *in, VipsImage **out) {
     return vips_premultiply(in, out, NULL);
 }

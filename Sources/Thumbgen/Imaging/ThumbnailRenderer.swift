@@ -74,7 +74,7 @@ struct ThumbnailRenderer: Sendable {
         // 2. Resample, premultiplied so that transparent pixels do not bleed their colour.
         if plan.scaledWidth != w || plan.scaledHeight != h {
             image = try resample(image, toWidth: plan.scaledWidth, height: plan.scaledHeight * frames,
-                                 kernel: spec.kernel)
+                                 kernel: spec.kernel, frames: frames)
             guard image.height == plan.scaledHeight * frames else {
                 throw .libvips(operation: "resize", message: "\(frames) frames came out "
                                + "\(image.height) rows high, not \(plan.scaledHeight * frames)")
@@ -113,16 +113,23 @@ struct ThumbnailRenderer: Sendable {
         return try VipsImageRef.animation(frames: results)
     }
 
+    /// `input` resampled to `width`×`height`: a box shrink then a kernel reduce where
+    /// `BoxPreShrink` plans one (a still image only: a box would straddle stacked frames), else
+    /// `vips_resize`.
     private func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,
-                          kernel: Kernel) throws(ImagingError) -> VipsImageRef {
+                          kernel: Kernel, frames: Int) throws(ImagingError) -> VipsImageRef {
         let hscale = Double(width) / Double(input.width)
         let vscale = Double(height) / Double(input.height)
-        guard input.hasAlpha else {
-            return try input.resized(hscale: hscale, vscale: vscale, kernel: kernel)
+        let preShrink = frames == 1 ? BoxPreShrink(width: input.width, height: input.height,
+                                                   targetWidth: width, targetHeight: height, kernel: kernel) : nil
+        func scaled(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+            guard let preShrink else { return try image.resized(hscale: hscale, vscale: vscale, kernel: kernel) }
+            return try image.boxShrunk(hshrink: preShrink.horizontal, vshrink: preShrink.vertical)
+                .reduced(toWidth: width, height: height, kernel: kernel)
         }
+        guard input.hasAlpha else { return try scaled(input) }
         let format = input.bandFormat
-        return try input.premultiplied()
-            .resized(hscale: hscale, vscale: vscale, kernel: kernel)
+        return try scaled(input.premultiplied())
             .unpremultiplied()
             .cast(format)
     }

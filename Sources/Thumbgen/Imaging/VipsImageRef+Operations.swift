@@ -33,6 +33,20 @@ extension VipsImageRef {
         try Self.make("resize") { tg_resize(pointer, $0, hscale, vscale, kernel.vipsKernel) }
     }
 
+    /// Shrinks by whole factors with a box filter: each output pixel is the mean of an
+    /// `hshrink`×`vshrink` block.
+    func boxShrunk(hshrink: Int, vshrink: Int) throws(ImagingError) -> VipsImageRef {
+        try Self.make("shrink") { tg_shrink(pointer, $0, Int32(hshrink), Int32(vshrink)) }
+    }
+
+    /// Resamples down to `width`×`height` with `kernel` alone (no box shrink first).
+    func reduced(toWidth width: Int, height: Int, kernel: Kernel) throws(ImagingError) -> VipsImageRef {
+        try Self.make("reduce") {
+            tg_reduce(pointer, $0, Double(self.width) / Double(width), Double(self.height) / Double(height),
+                      kernel.vipsKernel)
+        }
+    }
+
     /// Multiplies colour by alpha, so that resampling does not bleed hidden colours.
     func premultiplied() throws(ImagingError) -> VipsImageRef {
         try Self.make("premultiply") { tg_premultiply(pointer, $0) }

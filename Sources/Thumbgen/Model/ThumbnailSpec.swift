@@ -60,6 +60,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     }
 
     /// The version of thumbgen's rendering recipe; part of every output's cache key.
-    /// 3: RGB sources whose embedded profile is sRGB by content skip the profile transform.
+    /// 3: RGB sources whose embedded profile is sRGB by content skip the profile transform;
+    /// reductions by 4 or more box-shrink by whole divisors first (`BoxPreShrink`).
     public static let recipeVersion = 3
 }
