@@ -26,7 +26,7 @@ public enum VipsRuntime {
         }
         vips_cache_set_max(0)
         // liborc's vector code stays on only behind `VipsGraphLock` (see there).
-        if ProcessInfo.processInfo.environment["THUMBGEN_NO_VECTOR"] != nil {
+        if !vectorCodeAllowed {
             vips_vector_set_enabled(0)
         }
         if ProcessInfo.processInfo.environment["THUMBGEN_VIPS_WARNINGS"] == nil {
@@ -96,6 +96,20 @@ public enum VipsRuntime {
     /// The libvips version, as `major.minor.micro` (read once: it is part of every output's
     /// cache key).
     public static let version = "\(vips_version(0)).\(vips_version(1)).\(vips_version(2))"
+
+    /// Whether liborc's vector code may run at all (`THUMBGEN_NO_VECTOR` says no).
+    static let vectorCodeAllowed = ProcessInfo.processInfo.environment["THUMBGEN_NO_VECTOR"] == nil
+
+    /// Runs `body`, which builds operations, with liborc's vector code on or off (off whatever
+    /// `on` says when `vectorCodeAllowed` is false). An operation fixes its code path when it is
+    /// built (measured: a resize built with it off evaluates byte for byte as one that stays
+    /// off), and the flag is process-wide, so the caller holds `VipsGraphLock`, under which
+    /// every resampler is built.
+    static func withVectorCode<T, E: Error>(_ on: Bool, _ body: () throws(E) -> T) throws(E) -> T {
+        vips_vector_set_enabled(on && vectorCodeAllowed ? 1 : 0)
+        defer { vips_vector_set_enabled(vectorCodeAllowed ? 1 : 0) }
+        return try body()
+    }
 
     /// Frees libvips' per-thread buffers; call at the end of work on a pooled thread.
     static func releaseThreadResources() {

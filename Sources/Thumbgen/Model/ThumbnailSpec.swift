@@ -61,6 +61,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
 
     /// The version of thumbgen's rendering recipe; part of every output's cache key.
     /// 3: RGB sources whose embedded profile is sRGB by content skip the profile transform;
-    /// reductions by 4 or more box-shrink by whole divisors first (`BoxPreShrink`).
+    /// reductions by 4 or more box-shrink by whole divisors first (`BoxPreShrink`); small
+    /// reduces use libvips' C code, not liborc's (`ThumbnailRenderer.vectorCodeMinimumPixels`).
     public static let recipeVersion = 3
 }

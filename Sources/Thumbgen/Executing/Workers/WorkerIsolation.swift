@@ -17,14 +17,15 @@ public struct WorkerIsolation: Sendable {
         environment = Self.minimalEnvironment()
     }
 
-    /// What a worker inherits: where temporary files go and how libraries are found, and
-    /// nothing else (no credentials, proxies or tokens). The Swift runtime's crash backtracer
+    /// What a worker inherits: where temporary files go, how libraries are found, and whether
+    /// vector code is off (`THUMBGEN_NO_VECTOR`, which changes pixels: both modes must agree),
+    /// and nothing else (no credentials, proxies or tokens). The Swift runtime's crash backtracer
     /// is off: a crashing worker is the parent's business, reported per row, and the
     /// backtracer would spend seconds symbolicating first.
     public static func minimalEnvironment() -> [String: String] {
         let inherited = ProcessInfo.processInfo.environment
         var environment = ["SWIFT_BACKTRACE": "enable=no", "LANG": "C.UTF-8"]
-        for name in ["TMPDIR", "LD_LIBRARY_PATH", WorkerFault.variable] {
+        for name in ["TMPDIR", "LD_LIBRARY_PATH", "THUMBGEN_NO_VECTOR", WorkerFault.variable] {
             if let value = inherited[name] { environment[name] = value }
         }
         return environment
