@@ -36,7 +36,10 @@ from pathlib import Path
 
 SIZE = 256
 QUALITY = 80
-LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "pyvips", "vipsthumbnail", "pillow")
+LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-base", "thumbgen-base-1size",
+                    "pyvips", "vipsthumbnail", "pillow")
+# thumbgen-base and thumbgen-base-1size: the same runs as thumbgen and thumbgen-1size with
+# another build (--baseline BIN), so that a before/after table comes from one alternated run.
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
 CONTENDERS = LOCAL_CONTENDERS + NETWORK_CONTENDERS
 NETWORK_TARGET = 1.15   # the issue: thumbgen-net <= 1.15 x max(thumbgen local, curl-parallel)
@@ -45,7 +48,8 @@ WORKLOADS = ("wallpapers", "small", "sizes10")
 # The srcset case (issue 14): each small JPEG at ten widths, 32 to 176 px, against the same
 # sources at one width (176) and a naive pyvips script that calls thumbnail ten times a source.
 SIZES10 = tuple(range(32, 177, 16))
-SIZES10_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "pyvips")
+SIZES10_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-base", "thumbgen-base-1size",
+                      "pyvips")
 SIZES10_TARGET = 2.5
 SMALL_WIDTH, SMALL_HEIGHT, SMALL_QUALITY = 800, 500, 85
 SMALL_COUNT = 2006
@@ -203,7 +207,7 @@ def write_sized_manifest(path, srcs, sizes):
 
 def expected_outputs(name, workload, sources):
     """How many JPEGs a contender's run must write: ten a source in the 10-size workload."""
-    return sources * (len(SIZES10) if workload == "sizes10" and name != "thumbgen-1size" else 1)
+    return sources * (len(SIZES10) if workload == "sizes10" and not name.endswith("1size") else 1)
 
 
 def source_url(base_url, source):
@@ -311,8 +315,10 @@ def small_sources(bench_dir, sources, count):
 # Contenders: each is a list of commands, started together; the run ends when all have ended.
 
 
-def contender_commands(name, outdir, files, thumbgen, connections=16):
+def contender_commands(name, outdir, files, thumbgen, connections=16, baseline=""):
     """The command lines of one contender's run. `files` holds the list files and manifests."""
+    if name.startswith("thumbgen-base"):
+        name, thumbgen = name.replace("-base", ""), baseline
     me = [sys.executable, str(Path(__file__).resolve()), "worker"]
     # A fresh, empty cache for every thumbgen run (outdir is new each run): this is the cold
     # case with thumbgen's defaults, storing into the cache included. The warm case is
@@ -815,6 +821,10 @@ def per_round_ratios(runs_by_contender, numerator, denominator, attribute):
 
 def print_sizes_summary(runs_by_contender):
     """The issue's check for srcset: ten sizes a source against one, per round."""
+    base = per_round_ratios(runs_by_contender, "thumbgen-base", "thumbgen-base-1size", "wall")
+    if base:
+        print(f"10 sizes: wall thumbgen-base (10 sizes) / thumbgen-base-1size = {statistics.median(base):.2f} "
+              f"({min(base):.2f}-{max(base):.2f})")
     walls = per_round_ratios(runs_by_contender, "thumbgen", "thumbgen-1size", "wall")
     if not walls:
         return
@@ -983,6 +993,8 @@ def run_benchmark(args):
     unknown = sorted(set(contenders) - set(CONTENDERS))
     if unknown:
         sys.exit(f"bench: error: unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
+    if any(c.startswith("thumbgen-base") for c in contenders) and not args.baseline:
+        sys.exit("bench: error: thumbgen-base selected but no --baseline binary given (THUMBGEN_BASELINE_BIN)")
     if {"thumbgen", "thumbgen-inproc", "thumbgen-net"} & set(contenders) and not args.thumbgen:
         sys.exit("bench: error: thumbgen selected but no --thumbgen binary given")
     workloads = WORKLOADS if args.workload == "all" else (args.workload,)
@@ -1026,8 +1038,9 @@ def run_benchmark(args):
             local = [c for c in contenders if c in LOCAL_CONTENDERS]
             if workload == "sizes10":
                 local = [c for c in local if c in SIZES10_CONTENDERS]
-                if "thumbgen" in local and "thumbgen-1size" not in local:
-                    local.append("thumbgen-1size")
+                for ten, one in (("thumbgen", "thumbgen-1size"), ("thumbgen-base", "thumbgen-base-1size")):
+                    if ten in local and one not in local:
+                        local.append(one)
             problems += run_workload(args, workload, small, local, None, logdir)
     empty_trash(bench_dir)
     if problems:
@@ -1070,7 +1083,7 @@ def run_workload(args, workload, sources, contenders, net, logdir):
         print(f"workload {workload}: no contender selected for it")
         return 0
     if workload != "sizes10":
-        contenders = [c for c in contenders if c != "thumbgen-1size"]
+        contenders = [c for c in contenders if not c.endswith("1size")]
     halves = split_in_two(sources)
     stem = "" if workload == "wallpapers" else f"-{workload}"   # bench_cache.py reads manifest.csv
     files = {
@@ -1111,7 +1124,8 @@ def run_workload(args, workload, sources, contenders, net, logdir):
             outdir.mkdir(parents=True)
             run = Run(name, round_no, workload)
             offset = log_size(access_log) if name in NETWORK_CONTENDERS else 0
-            timed_run(run, contender_commands(name, outdir, files, args.thumbgen, args.connections),
+            timed_run(run, contender_commands(name, outdir, files, args.thumbgen, args.connections,
+                                              args.baseline),
                       logdir)
             if name == "curl-parallel":
                 count_fetched(run, outdir, sources)
@@ -1182,6 +1196,7 @@ def main():
     run.add_argument("--rounds", type=int, default=5)
     run.add_argument("--only", default=",".join(CONTENDERS))
     run.add_argument("--thumbgen", default="")
+    run.add_argument("--baseline", default="", help="another thumbgen binary, run as thumbgen-base")
     run.add_argument("--packages", nargs="+", required=True)
     run.add_argument("--workload", choices=[*WORKLOADS, "all"], default="all",
                      help="the wallpapers, the small crops of them, or both in turn")
