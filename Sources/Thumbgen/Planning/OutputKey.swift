@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The key an output is stored under: a digest over everything that can change its bytes,
 /// kept with the text it is the digest of, so that `thumbgen explain` can show its parts and
@@ -20,14 +21,34 @@ struct OutputKey: Sendable, Equatable {
     /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
     /// work, and serving a stored output costs none.
     init(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness) {
-        var text = Self.header + "source " + sourceDigest + "\nspec " + request.spec.identifier
-            + "\ndecode " + strictness.rawValue
-        if case .auto = request.spec.format {
-            text += "\nout-ext " + (request.outTemplate as NSString).pathExtension.lowercased()
-        }
-        text += "\nlibvips " + VipsRuntime.version + "\n"
-        self.init(text: text)
+        self.init(text: Self.header + "source " + sourceDigest + "\n" + Self.recipe(request, strictness))
     }
+
+    /// The lines after the source's: the same for every row with the same recipe, so made
+    /// once per recipe (a warm run makes a key for every row, and building the spec's
+    /// identifier cost more than hashing the key).
+    private static func recipe(_ request: ThumbnailRequest, _ strictness: DecodeStrictness) -> String {
+        var outExtension: String?
+        if case .auto = request.spec.format {
+            outExtension = PathText.pathExtension(of: request.outTemplate).lowercased()
+        }
+        let memo = RecipeMemo(spec: request.spec, strictness: strictness, outExtension: outExtension)
+        if let known = recipes.withLock({ $0[memo] }) { return known }
+        var text = "spec " + request.spec.identifier + "\ndecode " + strictness.rawValue
+        if let outExtension { text += "\nout-ext " + outExtension }
+        text += "\nlibvips " + VipsRuntime.version + "\n"
+        recipes.withLock { if $0.count < 1024 { $0[memo] = text } }
+        return text
+    }
+
+    private struct RecipeMemo: Hashable {
+        var spec: ThumbnailSpec
+        var strictness: DecodeStrictness
+        var outExtension: String?
+    }
+
+    /// Recipes' lines by recipe; at most 1024 (a manifest's recipes are few).
+    private static let recipes = Mutex<[RecipeMemo: String]>([:])
 
     /// The key whose text is `text` (as `text` gave it); nil for text that is not a key's.
     init?(storedText text: String) {

@@ -66,6 +66,13 @@ final class OutputClaims: Sendable {
         state.withLock { $0.pending[row] = pattern }
     }
 
+    /// `expect` for several rows, in manifest order, under one lock.
+    func expect(_ rows: [(row: Int, pattern: OutputPathPattern?)]) {
+        state.withLock { state in
+            for (row, pattern) in rows { if let pattern { state.pending[row] = pattern } }
+        }
+    }
+
     /// Asks for `path` for `row`, whose bytes have the SHA-256 `sha256`. `resume` hears the
     /// decision: at once, or later, from another thread, once every earlier row that could
     /// take the path has taken one or ended.
@@ -169,7 +176,7 @@ final class OutputClaims: Sendable {
 
     /// `path` with empty and `.` components dropped, so that `a//b` and `./a/b` are `a/b`.
     static func normalized(_ path: String) -> String {
-        guard path.contains("//") || path.hasPrefix("./") || path.contains("/./") else { return path }
+        guard path.containsBytes("//") || path.hasPrefix("./") || path.containsBytes("/./") else { return path }
         return path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     }
 
