@@ -73,6 +73,9 @@ struct JournalNotes {
     /// Whether anything was noted.
     var isEmpty: Bool { kept.isEmpty && freshCount == 0 }
 
+    /// Entries of the previous journal found still true, and entries proved the slow way.
+    var counts: (kept: Int, fresh: Int) { (kept.count, freshCount) }
+
     /// Writes the journal to `write`, chunk by chunk (the checksum last); false when a chunk
     /// could not be written or the journal would be too large.
     func write(identity: JournalIdentity, folders: CacheFolderStamps, previous: JournalIndex?,

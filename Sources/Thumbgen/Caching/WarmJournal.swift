@@ -181,6 +181,10 @@ final class WarmJournal: Sendable {
         notes.withLock { $0.add(entry, source: source) }
     }
 
+    /// What this run has noted so far: rows the previous journal vouched for (`kept`), and
+    /// rows the slow path proved up to date (`fresh`).
+    var counts: (kept: Int, fresh: Int) { notes.withLock { $0.counts } }
+
     /// Writes the next journal in place of this one, atomically (a temporary file, then a
     /// rename); a run that noted nothing removes it.
     func save() {
