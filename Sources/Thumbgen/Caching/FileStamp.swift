@@ -40,6 +40,13 @@ struct FileStamp: Equatable, Sendable {
         return stat(path, &info) == 0 ? FileStamp(info) : nil
     }
 
+    /// Whether this and `other` are the same cache record, unchanged: the same inode and
+    /// times (what the journal keeps of a record; it is replaced only by a rename, so its
+    /// device and size cannot change under the same inode).
+    func isSameRecord(as other: FileStamp) -> Bool {
+        inode == other.inode && modified == other.modified && changed == other.changed
+    }
+
     /// The later of the two times, in nanoseconds since 1970: when the file last changed.
     var lastChange: Int64 { max(modified, changed) }
 

@@ -5,19 +5,23 @@ import Foundation
 /// lookup reads them in place, and a SHA-256 of everything before it at the end, so that a
 /// torn, truncated or damaged file is never read as valid.
 ///
-///     header   magic "thumbgen-journal" (16), version u32, sources u32, entries u32,
-///              out path length u32, cache root length u32, reserved u32,
-///              --out folder device u64 and inode u64, cache `v1` device u64 and inode u64,
-///              the --out real path and the cache root, padded to 8
-///     sources  one `JournalSource` each: fixed part (152 bytes) + path, padded to 8
-///     entries  one `JournalEntry` each: fixed part (200 bytes) + out template + out path
-///     check    SHA-256 of all the bytes before it (32)
+///     header    magic "thumbgen-journal" (16), version u32, sources u32, entries u32,
+///               out path length u32, cache root length u32, templates u32,
+///               --out folder device u64 and inode u64, cache `v1` device u64 and inode u64,
+///               the --out real path and the cache root, padded to 8
+///     folders   `CacheFolderStamps`: 512 stamps of 40 bytes (all zero: none)
+///     sources   one `JournalSource` each: fixed part (152 bytes) + path, padded to 8
+///     templates the `out` templates entries name: length u32 + text, padded to 8
+///     entries   one `JournalEntry` each: fixed part (160 bytes) + [row] + out path, padded
+///     check     SHA-256 of all the bytes before it (32)
+///
+/// An entry is about 180 bytes: the whole journal of a 100,000-row run is held in memory.
 enum JournalFormat {
     static let magic = Array("thumbgen-journal".utf8)
     static let version: UInt32 = 1
     static let headerSize = 72
     static let sourceSize = 152
-    static let entrySize = 200
+    static let entrySize = 160
     static let checkSize = 32
     /// A journal over this size is not written (nor read): the slow path is always right.
     static let maxBytes = 1 << 30
@@ -94,6 +98,12 @@ struct JournalWriter {
         u64(stamp.device); u64(stamp.inode); i64(stamp.size); i64(stamp.modified); i64(stamp.changed)
     }
 
+    /// A cache record's stamp: its inode and times (its device is the cache's, its size
+    /// changes only with its inode).
+    mutating func recordStamp(_ stamp: FileStamp) {
+        u64(stamp.inode); i64(stamp.modified); i64(stamp.changed)
+    }
+
     /// Zeros up to the next multiple of 8.
     mutating func pad() {
         while bytes.count % 8 != 0 { bytes.append(0) }
@@ -104,6 +114,7 @@ struct JournalWriter {
 struct JournalReader {
     let bytes: UnsafeRawBufferPointer
 
+    func u16(_ offset: Int) -> UInt16 { UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self)) }
     func u32(_ offset: Int) -> UInt32 { UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)) }
     func u64(_ offset: Int) -> UInt64 { UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
     func i64(_ offset: Int) -> Int64 { Int64(bitPattern: u64(offset)) }
@@ -111,6 +122,11 @@ struct JournalReader {
     func stamp(_ offset: Int) -> FileStamp {
         FileStamp(device: u64(offset), inode: u64(offset + 8), size: i64(offset + 16),
                   modified: i64(offset + 24), changed: i64(offset + 32))
+    }
+
+    /// A cache record's stamp (`JournalWriter.recordStamp`): device and size unknown (0).
+    func recordStamp(_ offset: Int) -> FileStamp {
+        FileStamp(device: 0, inode: u64(offset), size: 0, modified: i64(offset + 8), changed: i64(offset + 16))
     }
 
     /// Whether the `count` bytes at `offset` are `other`.
@@ -180,27 +196,31 @@ struct JournalEntry: Equatable {
     var outStamp: FileStamp
 
     /// Field offsets within the fixed part.
-    static let sourceAt = 8, templateLengthAt = 12, pathLengthAt = 16, widthAt = 20, heightAt = 24,
-               rowAt = 32, bytesAt = 40, formatAt = 48, keyAt = 56, shaAt = 88, recordStampAt = 120,
-               outStampAt = 160
-    /// `row` for a template without `{row}`.
-    static let noRow = Int64.min
+    static let sourceAt = 8, bytesAt = 12, widthAt = 16, heightAt = 20, templateAt = 24, pathLengthAt = 26,
+               formatAt = 28, flagsAt = 29, keyAt = 32, shaAt = 64, recordStampAt = 96, outStampAt = 120
+    /// The formats an entry can name, by their number.
+    static let formats = OutputFormat.allCases
 
-    func encode(into writer: inout JournalWriter) {
-        let template = Array(template.utf8), path = Array(path.utf8)
+    /// Whether the entry fits the fixed fields (a huge output is simply not journaled).
+    var fits: Bool {
+        record.width <= Int(UInt32.max) && record.height <= Int(UInt32.max) && record.bytes <= Int(UInt32.max)
+            && path.utf8.count <= Int(UInt16.max) && key.count == 32
+    }
+
+    /// Encodes the entry, naming its template by `templateIndex`.
+    func encode(into writer: inout JournalWriter, templateIndex: Int) {
+        let path = Array(path.utf8)
         writer.u64(hash)
-        writer.u32(source); writer.u32(UInt32(template.count)); writer.u32(UInt32(path.count))
-        writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height)); writer.u32(0)
-        writer.i64(row ?? Self.noRow)
-        writer.i64(Int64(record.bytes))
-        var format = Array(record.format.rawValue.utf8.prefix(8))
-        format += [UInt8](repeating: 0, count: 8 - format.count)
-        writer.raw(format)
+        writer.u32(source); writer.u32(UInt32(record.bytes))
+        writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
+        writer.raw([UInt8(templateIndex & 0xff), UInt8(templateIndex >> 8),
+                    UInt8(path.count & 0xff), UInt8(path.count >> 8),
+                    UInt8(Self.formats.firstIndex(of: record.format) ?? 0), row == nil ? 0 : 1, 0, 0])
         writer.raw(key)
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
-        writer.stamp(recordStamp)
+        writer.recordStamp(recordStamp)
         writer.stamp(outStamp)
-        writer.raw(template)
+        if let row { writer.i64(row) }
         writer.raw(path)
         writer.pad()
     }
@@ -208,25 +228,34 @@ struct JournalEntry: Equatable {
     /// Where the entry at `offset` ends (padded); nil when it runs past `end`.
     static func end(_ reader: JournalReader, at offset: Int, end: Int) -> Int? {
         guard offset + JournalFormat.entrySize <= end else { return nil }
-        let strings = Int(reader.u32(offset + templateLengthAt)) + Int(reader.u32(offset + pathLengthAt))
-        let next = (offset + JournalFormat.entrySize + strings + 7) & ~7
+        let next = (offset + JournalFormat.entrySize + variableLength(reader, at: offset) + 7) & ~7
         return next <= end ? next : nil
+    }
+
+    private static func variableLength(_ reader: JournalReader, at offset: Int) -> Int {
+        (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0) + Int(reader.u16(offset + pathLengthAt))
+    }
+
+    /// The template index of the entry at `offset`.
+    static func template(_ reader: JournalReader, at offset: Int) -> Int { Int(reader.u16(offset + templateAt)) }
+
+    /// The row the entry at `offset` is keyed by, if its template names `{row}`.
+    static func row(_ reader: JournalReader, at offset: Int) -> Int64? {
+        reader.bytes[offset + flagsAt] & 1 == 1 ? reader.i64(offset + JournalFormat.entrySize) : nil
     }
 
     /// The output record the entry at `offset` holds; nil for a format this version lacks.
     static func record(_ reader: JournalReader, at offset: Int) -> OutputRecord? {
-        var format = Array(reader.bytes[(offset + formatAt)..<(offset + formatAt + 8)])
-        while format.last == 0 { format.removeLast() }
-        guard let outputFormat = OutputFormat(rawValue: String(decoding: format, as: UTF8.self)) else { return nil }
+        let format = Int(reader.bytes[offset + formatAt])
+        guard format < formats.count else { return nil }
         return OutputRecord(sha256: reader.hex(offset + shaAt), width: Int(reader.u32(offset + widthAt)),
-                            height: Int(reader.u32(offset + heightAt)), format: outputFormat,
-                            bytes: Int(reader.i64(offset + bytesAt)))
+                            height: Int(reader.u32(offset + heightAt)), format: formats[format],
+                            bytes: Int(reader.u32(offset + bytesAt)))
     }
 
-    /// The out template and the out path of the entry at `offset`.
-    static func strings(_ reader: JournalReader, at offset: Int) -> (template: (Int, Int), path: (Int, Int)) {
-        let templateLength = Int(reader.u32(offset + templateLengthAt))
-        let start = offset + JournalFormat.entrySize
-        return ((start, templateLength), (start + templateLength, Int(reader.u32(offset + pathLengthAt))))
+    /// The out path of the entry at `offset`.
+    static func path(_ reader: JournalReader, at offset: Int) -> String {
+        let start = offset + JournalFormat.entrySize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+        return reader.string(start, Int(reader.u16(offset + pathLengthAt)))
     }
 }

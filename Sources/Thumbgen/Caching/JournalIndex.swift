@@ -21,6 +21,8 @@ struct JournalIndex: Sendable {
     let folders: CacheFolderStamps
     /// Byte offset of each source, by ordinal.
     let sourceOffsets: [Int]
+    /// Where each `out` template's text is (offset, length), by index.
+    let templates: [(offset: Int, length: Int)]
     /// Source ordinal + 1 per slot (0: empty), and entry offset per slot (0: empty).
     private let sourceSlots: [Int32], entrySlots: [Int32]
     let entryCount: Int
@@ -30,16 +32,18 @@ struct JournalIndex: Sendable {
         guard bytes.count >= JournalFormat.headerSize + JournalFormat.checkSize,
               bytes.count <= JournalFormat.maxBytes else { return nil }
         let end = bytes.count - JournalFormat.checkSize
-        let parsed: (JournalIdentity, CacheFolderStamps, [Int], [Int], Int)? = bytes.withUnsafeBytes { raw in
+        let parsed: Parsed? = bytes.withUnsafeBytes { raw in
             guard JournalFormat.check(UnsafeRawBufferPointer(rebasing: raw[..<end])).elementsEqual(raw[end...])
             else { return nil }
             return Self.parse(JournalReader(bytes: raw), end: end)
         }
-        guard let (identity, folders, sources, entries, entriesEnd) = parsed, entriesEnd == end else { return nil }
+        guard let parsed, parsed.end == end else { return nil }
+        let (sources, entries) = (parsed.sources, parsed.entries)
         self.bytes = bytes
-        self.identity = identity
-        self.folders = folders
+        identity = parsed.identity
+        folders = parsed.folders
         sourceOffsets = sources
+        templates = parsed.templates
         entryCount = entries.count
         var sourceSlots = [Int32](repeating: 0, count: Self.capacity(for: sources.count))
         var entrySlots = [Int32](repeating: 0, count: Self.capacity(for: entries.count))
@@ -93,14 +97,21 @@ struct JournalIndex: Sendable {
         return nil
     }
 
-    /// The header, folders, and the offsets of the sources and entries; nil when anything
-    /// runs past `end` or is not this version's.
-    private static func parse(_ reader: JournalReader, end: Int)
-        -> (JournalIdentity, CacheFolderStamps, [Int], [Int], Int)?
-    {
+    private struct Parsed {
+        var identity: JournalIdentity
+        var folders: CacheFolderStamps
+        var sources: [Int]
+        var templates: [(offset: Int, length: Int)]
+        var entries: [Int]
+        var end: Int
+    }
+
+    /// The header, folders, and where the sources, templates and entries are; nil when
+    /// anything runs past `end` or is not this version's.
+    private static func parse(_ reader: JournalReader, end: Int) -> Parsed? {
         guard reader.equals(0, 16, JournalFormat.magic), reader.u32(16) == JournalFormat.version else { return nil }
         let sourceCount = Int(reader.u32(20)), entryCount = Int(reader.u32(24))
-        let outLength = Int(reader.u32(28)), cacheLength = Int(reader.u32(32))
+        let outLength = Int(reader.u32(28)), cacheLength = Int(reader.u32(32)), templateCount = Int(reader.u32(36))
         var offset = JournalFormat.headerSize
         guard offset + outLength + cacheLength <= end else { return nil }
         let identity = JournalIdentity(
@@ -118,7 +129,8 @@ struct JournalIndex: Sendable {
         // Counts are checked against what is left, so that a damaged count cannot make
         // this reserve memory without end.
         guard sourceCount <= (end - offset) / JournalFormat.sourceSize,
-              entryCount <= (end - offset) / JournalFormat.entrySize else { return nil }
+              entryCount <= (end - offset) / JournalFormat.entrySize,
+              templateCount <= (end - offset) / 8 else { return nil }
         var sources: [Int] = []
         sources.reserveCapacity(sourceCount)
         for _ in 0..<sourceCount {
@@ -128,14 +140,25 @@ struct JournalIndex: Sendable {
             sources.append(offset)
             offset = next
         }
+        var templates: [(offset: Int, length: Int)] = []
+        for _ in 0..<templateCount {
+            guard offset + 4 <= end else { return nil }
+            let length = Int(reader.u32(offset))
+            let next = (offset + 4 + length + 7) & ~7
+            guard next <= end else { return nil }
+            templates.append((offset + 4, length))
+            offset = next
+        }
         var entries: [Int] = []
         entries.reserveCapacity(entryCount)
         for _ in 0..<entryCount {
             guard let next = JournalEntry.end(reader, at: offset, end: end),
-                  Int(reader.u32(offset + JournalEntry.sourceAt)) < sourceCount else { return nil }
+                  Int(reader.u32(offset + JournalEntry.sourceAt)) < sourceCount,
+                  JournalEntry.template(reader, at: offset) < templateCount else { return nil }
             entries.append(offset)
             offset = next
         }
-        return (identity, CacheFolderStamps(stamps: stamps), sources, entries, offset)
+        return Parsed(identity: identity, folders: CacheFolderStamps(stamps: stamps), sources: sources,
+                      templates: templates, entries: entries, end: offset)
     }
 }

@@ -83,7 +83,10 @@ final class WarmJournal: Sendable {
     struct Source: Sendable {
         let ordinal: Int
         let digest: String
-        let facts: JournalSource
+        /// Its file-index record's stamp now (renewed if this run marked it used).
+        let record: FileStamp
+        /// Where its facts are in the journal, read only if a row needs them noted.
+        let offset: Int
     }
 
     /// The source at `path`, whose stamp is `stamp` now, if the journal knows it under that
@@ -92,34 +95,47 @@ final class WarmJournal: Sendable {
         guard let previous else { return nil }
         var hash = JournalFormat.Hash()
         hash.add(path.utf8)
-        let found: (Int, JournalSource)? = previous.bytes.withUnsafeBytes { raw in
+        let found: (Int, Int, FileStamp, UInt8, String)? = previous.bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
-            return previous.probeSources(hash: hash.value) { ordinal -> (Int, JournalSource)? in
+            return previous.probeSources(hash: hash.value) { ordinal in
                 let offset = previous.sourceOffsets[ordinal]
                 guard reader.equals(offset + JournalFormat.sourceSize, Int(reader.u32(offset)), path.utf8),
-                      reader.stamp(offset + JournalSource.stampAt) == stamp,
-                      let (source, _) = JournalSource.decode(reader, at: offset, end: raw.count) else { return nil }
-                return (ordinal, source)
+                      reader.stamp(offset + JournalSource.stampAt) == stamp else { return nil }
+                return (ordinal, offset, reader.stamp(offset + JournalSource.recordAt),
+                        raw[offset + JournalSource.recordNameAt], reader.hex(offset + JournalSource.digestAt))
             }
         }
-        guard let (ordinal, facts) = found else { return nil }
-        let folder = CacheFolderStamps.files(facts.recordName[0])
+        guard let (ordinal, offset, saved, folderByte, digest) = found else { return nil }
         // Only a record due to be marked used can have been marked by this run already.
-        let due = openedAt - facts.record.modified > Self.touchAfter
+        let due = openedAt - saved.modified > Self.touchAfter
         let touched = due ? notes.withLock { $0.touched(source: ordinal) } : nil
-        var record = touched ?? facts.record
-        let recordPath = layout.path(.files, ContentDigest.hex(facts.recordName))
-        if !stable[folder] || touched != nil {
-            guard FileStamp.of(recordPath) == record else { return nil }
+        var record = touched ?? saved
+        let recordPath = {
+            previous.bytes.withUnsafeBytes { raw in
+                self.layout.path(.files, ContentDigest.hex(raw[(offset + JournalSource.recordNameAt)...].prefix(32)))
+            }
+        }
+        if !stable[CacheFolderStamps.files(folderByte)] || touched != nil {
+            guard FileStamp.of(recordPath())?.isSameRecord(as: record) == true else { return nil }
         }
         if writes, due, touched == nil {
-            guard let now = layout.touch(recordPath), now.inode == record.inode else { return nil }
+            guard let now = layout.touch(recordPath()), now.inode == record.inode else { return nil }
             record = now
             notes.withLock { $0.touch(source: ordinal, stamp: now) }
         }
-        var current = facts
-        current.record = record
-        return Source(ordinal: ordinal, digest: ContentDigest.hex(facts.digest), facts: current)
+        return Source(ordinal: ordinal, digest: digest, record: record, offset: offset)
+    }
+
+    /// The facts of `source` as the next journal keeps them.
+    func facts(of source: Source) -> JournalSource? {
+        guard let previous else { return nil }
+        return previous.bytes.withUnsafeBytes { raw in
+            JournalSource.decode(JournalReader(bytes: raw), at: source.offset, end: raw.count).map {
+                var facts = $0.0
+                facts.record = source.record
+                return facts
+            }
+        }
     }
 
     /// What the journal vouches for: the output's record and its path under `--out`.
@@ -138,26 +154,26 @@ final class WarmJournal: Sendable {
         let found: (Int, OutputRecord, String, FileStamp, FileStamp)? = previous.bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
             return previous.probeEntries(hash: hash) { offset in
-                let strings = JournalEntry.strings(reader, at: offset)
+                let template = previous.templates[JournalEntry.template(reader, at: offset)]
                 guard reader.u64(offset) == hash,
                       Int(reader.u32(offset + JournalEntry.sourceAt)) == source.ordinal,
                       reader.equals(offset + JournalEntry.keyAt, 32, keyBytes),
-                      reader.i64(offset + JournalEntry.rowAt) == row ?? JournalEntry.noRow,
-                      reader.equals(strings.template.0, strings.template.1, request.outTemplate.utf8),
+                      JournalEntry.row(reader, at: offset) == row,
+                      reader.equals(template.offset, template.length, request.outTemplate.utf8),
                       let record = JournalEntry.record(reader, at: offset) else { return nil }
-                return (offset, record, reader.string(strings.path.0, strings.path.1),
-                        reader.stamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))
+                return (offset, record, JournalEntry.path(reader, at: offset),
+                        reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))
             }
         }
         guard let (offset, record, path, recordStamp, outStamp) = found else { return nil }
-        let recordPath = layout.path(.outputs, key)
+        let recordPath = { self.layout.path(.outputs, key) }
         if !stable[CacheFolderStamps.outputs(keyBytes[0])] {
-            guard FileStamp.of(recordPath) == recordStamp else { return nil }
+            guard FileStamp.of(recordPath())?.isSameRecord(as: recordStamp) == true else { return nil }
         }
         guard FileStamp.of(outputFolder + path) == outStamp else { return nil }
         var touched: FileStamp?
         if writes, openedAt - recordStamp.modified > Self.touchAfter {
-            guard let now = layout.touch(recordPath), now.inode == recordStamp.inode else { return nil }
+            guard let now = layout.touch(recordPath()), now.inode == recordStamp.inode else { return nil }
             touched = now
         }
         if writes {
@@ -186,12 +202,14 @@ final class WarmJournal: Sendable {
     var counts: (kept: Int, fresh: Int) { notes.withLock { $0.counts } }
 
     /// Writes the next journal in place of this one, atomically (a temporary file, then a
-    /// rename); a run that noted nothing removes it.
+    /// rename), unless it would say the same; a run that noted nothing removes it.
     func save() {
         guard writes else { return }
         let settled = folders.settled(seenAt: openedAt)
         let written: Bool = notes.withLock { notes in
             guard !notes.isEmpty else { return false }
+            // A steady warm run found the journal true throughout: it stays as it is.
+            if notes.repeats(previous, folders: settled) { return true }
             mkdir(layout.base + "/journals", 0o777)
             guard let temporary = TemporaryFile(in: layout.temporaryFolder, for: "journal", registry: .shared)
             else { return false }

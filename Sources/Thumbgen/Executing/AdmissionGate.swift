@@ -59,10 +59,16 @@ final class AdmissionGate: @unchecked Sendable {
 
     /// Gives `row`'s room back.
     func leave(row: Int) {
+        leave(rows: CollectionOfOne(row))
+    }
+
+    /// Gives the room of every row in `rows` back, under one lock.
+    func leave<Rows: Collection>(rows: Rows) where Rows.Element == Int {
+        guard !rows.isEmpty else { return }
         condition.lock()
         defer { condition.unlock() }
-        room += 1
-        finished.insert(row)
+        room += rows.count
+        finished.formUnion(rows)
         while head < admitted.count, finished.remove(admitted[head]) != nil { head += 1 }
         if head > 4096 {
             admitted.removeFirst(head)

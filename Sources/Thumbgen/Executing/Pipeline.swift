@@ -56,9 +56,10 @@ public final class Pipeline: Sendable {
     private let cancelFlag = Atomic<Bool>(false)
     let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
     let checking = DispatchGroup()
-    /// Rows admitted and waiting to be planned, with their path patterns
-    /// (`Pipeline+Checks.swift`).
+    /// Rows admitted and waiting to be planned, with their path patterns; batches handed
+    /// over and not yet taken, and how many work items take them (`Pipeline+Checks.swift`).
     let unchecked = Mutex<[(request: ThumbnailRequest, pattern: OutputPathPattern?)]>([])
+    let checkQueue = Mutex(CheckQueue())
 
     private struct State {
         var cancelled = false
@@ -140,6 +141,11 @@ public final class Pipeline: Sendable {
     private func admit(row: Int) {
         if gate.tryEnter(row: row) { return }
         flush()
+        // Rather than sleep, plan rows waiting for a thread (a warm run's rows are planned
+        // faster than threads are woken).
+        while checkOne() {
+            if gate.tryEnter(row: row) { return }
+        }
         while !gate.enter(row: row, timeout: .milliseconds(50)) { flush() }
     }
 
@@ -236,11 +242,20 @@ public final class Pipeline: Sendable {
     }
 
     /// Hands an admitted row's result on, and gives its place back.
-    func deliver(_ result: RowResult) {
-        delivery.claims?.settle(row: result.row)
-        gate.leave(row: result.row)
+    func deliver(_ result: RowResult, settling batch: Settlements? = nil) {
+        if batch?.add(result.row) != true {
+            delivery.claims?.settle(row: result.row)
+            gate.leave(row: result.row)
+        }
         onResult(result)
         rows.leave()
+    }
+
+    /// Settles the rows `batch` collected (their claims, their places in the gate) at once.
+    func settle(_ batch: Settlements) {
+        let rows = batch.close()
+        delivery.claims?.settle(rows: rows)
+        gate.leave(rows: rows)
     }
 
     /// Hands every queued operation to its queue (and the rows waiting for their plans to

@@ -23,7 +23,7 @@ extension RowPlanner {
             plan.action = .keep
             return plan
         }
-        return planOutput(request, plan, key: key, source: source.facts)
+        return planOutput(request, plan, key: key, source: journal.writes ? journal.facts(of: source) : nil)
     }
 
     /// What the journal keeps of a local source identified by its file-index record (whose

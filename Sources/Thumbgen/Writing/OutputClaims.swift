@@ -94,11 +94,20 @@ final class OutputClaims: Sendable {
     /// Notes that `row` has ended (whatever its result): rows waiting on it may go on, and a
     /// request of its own still waiting is dropped (a cancelled row writes nothing).
     func settle(row: Int) {
+        settle(rows: CollectionOfOne(row))
+    }
+
+    /// `settle` for several rows, under one lock.
+    func settle<Rows: Collection>(rows: Rows) where Rows.Element == Int {
+        guard !rows.isEmpty else { return }
         let woken = state.withLock { state -> [(Parked, Decision)] in
-            state.parked.removeAll { $0.row == row }
-            state.decided[row] = nil
-            guard state.pending.removeValue(forKey: row) != nil else { return [] }
-            return Self.wake(&state)
+            var wake = false
+            for row in rows {
+                if !state.parked.isEmpty { state.parked.removeAll { $0.row == row } }
+                state.decided[row] = nil
+                if state.pending.removeValue(forKey: row) != nil { wake = true }
+            }
+            return wake ? Self.wake(&state) : []
         }
         resume(woken)
     }
