@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Synchronization
 
@@ -11,18 +12,32 @@ import Synchronization
 /// new libvips may resample or encode differently). The priority, `id`, `max_age` and the
 /// output's path change nothing in the bytes and stay out.
 struct OutputKey: Sendable, Equatable {
-    /// What the digest is taken of: a `name value` line per part.
-    let text: String
+    /// What the digest is taken of: a `name value` line per part. Put together when asked
+    /// for (`explain`, the recipe history), not for every row of a warm run.
+    var text: String { stored ?? (Self.header + Self.sourceLabel + source + "\n" + recipe) }
     /// The digest the output is stored under.
     let digest: String
+    private let stored: String?
+    private let source: String, recipe: String
 
     /// The key for `request` over a source whose digest is `sourceDigest`, decoded with
     /// `strictness`. Strictness is in the key because it decides whether a damaged source
     /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
     /// work, and serving a stored output costs none.
     init(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness) {
-        self.init(text: Self.header + "source " + sourceDigest + "\n" + Self.recipe(request, strictness))
+        let recipe = Self.recipe(request, strictness)
+        var hasher = SHA256()
+        for part in [Self.header, Self.sourceLabel, sourceDigest, "\n", recipe] {
+            var part = part
+            part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+        digest = ContentDigest.hex(hasher.finalize())
+        stored = nil
+        source = sourceDigest
+        self.recipe = recipe
     }
+
+    private static let sourceLabel = "source "
 
     /// The lines after the source's: the same for every row with the same recipe, so made
     /// once per recipe (a warm run makes a key for every row, and building the spec's
@@ -57,7 +72,9 @@ struct OutputKey: Sendable, Equatable {
     }
 
     private init(text: String) {
-        self.text = text
+        stored = text
+        source = ""
+        recipe = ""
         digest = ContentDigest.of(text: text)
     }
 
