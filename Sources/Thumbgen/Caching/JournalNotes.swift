@@ -19,15 +19,17 @@ struct JournalNotes {
     private var previousTokens: [Int: Int] = [:]
     /// Previous sources' records marked used in this run, by ordinal: their new stamps.
     private var touchedSources: [Int: FileStamp] = [:]
-    /// Previous entries kept: offset, token of their source.
-    private var kept: [(offset: Int32, token: UInt32)] = []
+    /// Previous entries kept: offset, token of their source, and the index in `touches` of
+    /// their record's new stamp if this run marked it used (else -1).
+    private var kept: [(offset: Int32, token: UInt32, touch: Int32)] = []
+    /// Kept entries' records marked used in this run: inode and times (every record is due
+    /// every ten minutes, so this can hold one per row: kept small).
+    private var touches: [(inode: UInt64, modified: Int64, changed: Int64)] = []
     /// The `out` templates entries name, by index, and their indexes; the index each
     /// previous template has now, by its index then.
     private var templates: [String] = []
     private var templateIndexes: [String: Int] = [:]
     private var previousTemplates: [Int: Int] = [:]
-    /// Kept entries whose record was marked used in this run: its new stamp, by offset.
-    private var touchedRecords: [Int32: FileStamp] = [:]
     /// One bit per 8 bytes of the previous journal: entries already kept (rows repeated).
     private var keptBits: [UInt64] = []
     /// Entries proved the slow way, encoded, in chunks: a first warm run notes every row, and
@@ -76,8 +78,12 @@ struct JournalNotes {
             guard let new = templateIndex(text) else { return }
             previousTemplates[old] = new
         }
-        kept.append((Int32(offset), UInt32(token)))
-        if let record { touchedRecords[Int32(offset)] = record }
+        var touch: Int32 = -1
+        if let record {
+            touch = Int32(touches.count)
+            touches.append((record.inode, record.modified, record.changed))
+        }
+        kept.append((Int32(offset), UInt32(token), touch))
     }
 
     /// The index of `template` in the next journal; nil when there are too many to name.
@@ -124,7 +130,7 @@ struct JournalNotes {
     /// of its entries kept, and its sources, in the same state (then it need not be written).
     func repeats(_ previous: JournalIndex?, folders: CacheFolderStamps) -> Bool {
         guard let previous else { return false }
-        return freshCount == 0 && touchedSources.isEmpty && touchedRecords.isEmpty
+        return freshCount == 0 && touchedSources.isEmpty && touches.isEmpty
             && kept.count == previous.entryCount && sources.count == previous.sourceOffsets.count
             && templates.count == previous.templates.count && folders == previous.folders
     }
@@ -182,7 +188,7 @@ struct JournalNotes {
                 chunk.raw(text)
                 chunk.pad()
             }
-            for (offset, token) in kept {
+            for (offset, token, touch) in kept {
                 let start = Int(offset)
                 guard let end = JournalEntry.end(reader, at: start, end: raw.count) else { return false }
                 let base = chunk.bytes.count
@@ -193,9 +199,11 @@ struct JournalNotes {
                 let template = previousTemplates[JournalEntry.template(reader, at: start)] ?? 0
                 chunk.bytes[base + JournalEntry.templateAt] = UInt8(template & 0xff)
                 chunk.bytes[base + JournalEntry.templateAt + 1] = UInt8(template >> 8)
-                if let touched = touchedRecords[offset] {
+                if touch >= 0 {
+                    let touched = touches[Int(touch)]
                     patch = JournalWriter()
-                    patch.recordStamp(touched)
+                    patch.recordStamp(FileStamp(device: 0, inode: touched.inode, size: 0,
+                                                modified: touched.modified, changed: touched.changed))
                     chunk.bytes.replaceSubrange((base + JournalEntry.recordStampAt)..<(base + JournalEntry.recordStampAt + 24),
                                                 with: patch.bytes)
                 }
