@@ -50,7 +50,11 @@ struct JournalNotes {
     /// `record` is its record's new stamp if this run marked it used.
     mutating func keep(entry offset: Int, source ordinal: Int, record: FileStamp?, from index: JournalIndex) {
         let bit = offset >> 3
-        if keptBits.isEmpty { keptBits = [UInt64](repeating: 0, count: index.bytes.count / 512 + 1) }
+        if keptBits.isEmpty {
+            keptBits = [UInt64](repeating: 0, count: index.bytes.count / 512 + 1)
+            // Sized once: grown by doubling, they would briefly hold both copies.
+            kept.reserveCapacity(index.entryCount)
+        }
         guard keptBits[bit >> 6] & (1 << UInt64(bit & 63)) == 0 else { return }
         keptBits[bit >> 6] |= 1 << UInt64(bit & 63)
         let token: Int
@@ -80,6 +84,7 @@ struct JournalNotes {
         }
         var touch: Int32 = -1
         if let record {
+            if touches.isEmpty { touches.reserveCapacity(index.entryCount) }
             touch = Int32(touches.count)
             touches.append((record.inode, record.modified, record.changed))
         }
