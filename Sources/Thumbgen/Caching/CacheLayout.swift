@@ -63,6 +63,14 @@ struct CacheLayout: Sendable {
     /// older than `touchAfter` seconds: `cache prune` removes the least recently used first,
     /// and refreshing the mark at most every few minutes keeps warm runs from writing.
     func read(_ path: String, touchAfter: Double? = 600) -> (bytes: [UInt8], modified: Double)? {
+        readStamped(path, touchAfter: touchAfter).map { ($0.bytes, $0.modified) }
+    }
+
+    /// `read`, with the entry's stamp as it is after the read (marked used or not): what the
+    /// warm journal keeps to know, by one `stat`, that the entry is still the one read.
+    func readStamped(_ path: String, touchAfter: Double? = 600)
+        -> (bytes: [UInt8], modified: Double, stamp: FileStamp)?
+    {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -76,8 +84,17 @@ struct CacheLayout: Sendable {
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
         if !looksOnly, let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
             futimens(fd, nil)
+            _ = fstat(fd, &info)
         }
-        return (bytes, modified)
+        return (bytes, modified, FileStamp(info))
+    }
+
+    /// Marks the entry at `path` used, as `read` does, without reading it; returns its stamp
+    /// afterwards, or nil when it is gone or the mark could not be set.
+    func touch(_ path: String) -> FileStamp? {
+        guard !looksOnly else { return nil }
+        guard utimensat(AT_FDCWD, path, nil, 0) == 0 else { return nil }
+        return FileStamp.of(path)
     }
 
     /// Puts `bytes` at `path` whole, by a temporary file and a rename. The temporary is locked

@@ -50,8 +50,17 @@ struct FileIndex: Sendable {
 
     /// The same for a file whose `stat` the caller has just taken.
     func knownDigest(of file: String, stat info: stat) -> String? {
+        recorded(file, stamp: Stamp(info))?.digest
+    }
+
+    /// `knownDigest(of:stat:)`, with the stamp of the record it came from (as it is after
+    /// the read): the warm journal tells by it that the record still says the same.
+    func knownEntry(of file: String, stat info: stat) -> (digest: String, record: FileStamp)? {
         recorded(file, stamp: Stamp(info))
     }
+
+    /// Where the record for `file` is: `v1/files/ab/<SHA-256 of the path>`.
+    func recordPath(for file: String) -> String { path(for: file) }
 
     /// The digest of the file at `file`: from the record when its stamp is unchanged, else by
     /// reading it (and then recorded). Nil when the file cannot be read, or `cancellation` was
@@ -65,7 +74,7 @@ struct FileIndex: Sendable {
         var before = stat()
         guard fstat(fd, &before) == 0 else { return nil }
         let stamp = Stamp(before)
-        if let known = recorded(file, stamp: stamp) { return (known, stamp) }
+        if let known = recorded(file, stamp: stamp) { return (known.digest, stamp) }
         guard let digest = ContentDigest.ofFile(descriptor: fd, until: cancellation) else { return nil }
         var after = stat()
         // Recorded only if the file held still while it was read, and was last changed more
@@ -82,10 +91,10 @@ struct FileIndex: Sendable {
         return (digest, stamp)
     }
 
-    private func recorded(_ file: String, stamp: Stamp) -> String? {
-        guard let (bytes, _) = layout.read(path(for: file)),
+    private func recorded(_ file: String, stamp: Stamp) -> (digest: String, record: FileStamp)? {
+        guard let (bytes, _, record) = layout.readStamped(path(for: file)),
               let entry = CacheRecord(decoding: bytes).flatMap(Self.decode),
               entry.path == file, entry.stamp == stamp.text else { return nil }
-        return entry.digest
+        return (entry.digest, record)
     }
 }

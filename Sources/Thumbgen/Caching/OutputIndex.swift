@@ -30,13 +30,19 @@ struct OutputIndex: Sendable {
 
     /// What is stored under `key`; a damaged record is removed unless the cache only looks.
     func lookup(_ key: String) -> Lookup {
+        lookupStamped(key).lookup
+    }
+
+    /// `lookup`, with the stamp of the record found (as it is after the read): the warm
+    /// journal tells by it that the record still says the same.
+    func lookupStamped(_ key: String) -> (lookup: Lookup, stamp: FileStamp?) {
         let path = layout.path(.outputs, key)
-        guard let (bytes, _) = layout.read(path) else { return .absent }
+        guard let (bytes, _, stamp) = layout.readStamped(path) else { return (.absent, nil) }
         guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else {
             layout.remove(path)
-            return .damaged
+            return (.damaged, nil)
         }
-        return .found(record)
+        return (.found(record), stamp)
     }
 
     /// The output record `entry` holds, or nil when a field is missing or malformed.

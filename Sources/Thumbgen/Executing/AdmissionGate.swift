@@ -16,21 +16,31 @@ final class AdmissionGate: @unchecked Sendable {
     private var admitted: [Int] = []
     private var head = 0
     private var finished = Set<Int>()
+    /// How much room a waiting reader waits for: woken for every row that finishes, it would
+    /// switch threads once per row; woken when a batch's worth is free, once per batch.
+    private var wakeRoom: Int
+    private var waiters = 0
 
     /// A gate that admits at most `limit` rows at once, none more than `span` lines past the
-    /// oldest unfinished row.
-    init(limit: Int, span: Int) {
+    /// oldest unfinished row; a reader that has to wait waits for `wakeRoom` places at once.
+    init(limit: Int, span: Int, wakeRoom: Int = 1) {
         room = max(1, limit)
         self.span = max(room, span)
+        self.wakeRoom = min(max(1, wakeRoom), room)
     }
 
-    /// Waits at most `timeout` for room for `row`, then takes it; false if none came.
+    /// Waits at most `timeout` for room for `row` (for `wakeRoom` places, when it waits at
+    /// all), then takes it; false if none came.
     func enter(row: Int, timeout: DispatchTimeInterval) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout.seconds)
         condition.lock()
         defer { condition.unlock() }
-        while !hasRoom(for: row) {
-            guard condition.wait(until: deadline) else { return false }
+        if !hasRoom(for: row) {
+            waiters += 1
+            defer { waiters -= 1 }
+            while !hasRoom(for: row) || room < wakeRoom {
+                guard condition.wait(until: deadline) else { return false }
+            }
         }
         room -= 1
         admitted.append(row)
@@ -38,20 +48,33 @@ final class AdmissionGate: @unchecked Sendable {
     }
 
     /// Takes room for `row` only if there is some now.
-    func tryEnter(row: Int) -> Bool { enter(row: row, timeout: .never) }
+    func tryEnter(row: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard hasRoom(for: row) else { return false }
+        room -= 1
+        admitted.append(row)
+        return true
+    }
 
     /// Gives `row`'s room back.
     func leave(row: Int) {
+        leave(rows: CollectionOfOne(row))
+    }
+
+    /// Gives the room of every row in `rows` back, under one lock.
+    func leave<Rows: Collection>(rows: Rows) where Rows.Element == Int {
+        guard !rows.isEmpty else { return }
         condition.lock()
         defer { condition.unlock() }
-        room += 1
-        finished.insert(row)
+        room += rows.count
+        finished.formUnion(rows)
         while head < admitted.count, finished.remove(admitted[head]) != nil { head += 1 }
         if head > 4096 {
             admitted.removeFirst(head)
             head = 0
         }
-        condition.broadcast()
+        if waiters > 0 && room >= wakeRoom { condition.broadcast() }
     }
 
     /// Admits `extra` more rows at once from now on (downloads running ahead).
@@ -60,6 +83,7 @@ final class AdmissionGate: @unchecked Sendable {
         defer { condition.unlock() }
         room += extra
         span = max(span, room)
+        wakeRoom = min(wakeRoom, room)
         condition.broadcast()
     }
 

@@ -7,12 +7,16 @@ extension Pipeline {
     /// Carries out a row's first plan: a failure or a cached output at once (its answer may
     /// come later, from another thread, once the output's path is settled), anything else as
     /// a job.
-    func carryOut(_ plan: RowPlan, for request: ThumbnailRequest) {
+    /// `batch`, when given, collects the rows served from the cache before the work item
+    /// planning them ends, to settle them together.
+    func carryOut(_ plan: RowPlan, for request: ThumbnailRequest, settling batch: Settlements? = nil) {
         switch plan.action {
         case .fail:
             var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
                                           plan.failure ?? ThumbnailFailure(.invalidRow, "\(request.sourceText): no plan"))
             mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
+            // Settled at once: the row never claimed a path, and rows behind it in the batch
+            // may wait on its pattern.
             deliver(result)
         case .keep, .copy:
             guard let record = plan.output else { return enqueue(request, plan: plan) }
@@ -28,7 +32,7 @@ extension Pipeline {
                     if failure.code == .cancelled { result.status = .cancelled }
                 }
                 mode.annotate(&result, origin: plan.origin, digest: plan.sourceDigest, fromCache: true)
-                deliver(result)
+                deliver(result, settling: batch)
             }
         case .render, .read, .fetch, .revalidate:
             enqueue(request, plan: plan)

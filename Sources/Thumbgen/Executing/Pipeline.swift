@@ -32,7 +32,7 @@ public final class Pipeline: Sendable {
     public let configuration: PipelineConfiguration
     /// Puts outputs in place (`Pipeline+Plans.swift` carries plans out through it).
     let delivery: OutputDelivery
-    private let planner: RowPlanner
+    let planner: RowPlanner
     /// The kind of run, which decides what results report of the cache.
     let mode: RunMode
     private let decodeQueue = OperationQueue()
@@ -52,8 +52,14 @@ public final class Pipeline: Sendable {
     private let workers: WorkerPool?
     private let onResult: @Sendable (RowResult) -> Void
     private let state = Mutex(State())
-    private let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
-    private let checking = DispatchGroup()
+    /// `state.cancelled`, readable without the lock (every row asks).
+    private let cancelFlag = Atomic<Bool>(false)
+    let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
+    let checking = DispatchGroup()
+    /// Rows admitted and waiting to be planned, with their path patterns; batches handed
+    /// over and not yet taken, and how many work items take them (`Pipeline+Checks.swift`).
+    let unchecked = Mutex<[(request: ThumbnailRequest, pattern: OutputPathPattern?)]>([])
+    let checkQueue = Mutex(CheckQueue())
 
     private struct State {
         var cancelled = false
@@ -84,9 +90,10 @@ public final class Pipeline: Sendable {
         self.delivery = delivery
         self.mode = mode
         planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
-                             limits: configuration.limits, offline: configuration.offline)
+                             limits: configuration.limits, offline: configuration.offline, journaled: true)
         // A slow row holds up at most 64 windows' worth of finished rows in the report.
-        self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows)
+        self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows,
+                                  wakeRoom: 2 * Self.checkBatch)
         self.registry = SourceRegistry()
         self.onResult = onResult
         decodeQueue.name = "thumbgen.decode"
@@ -106,27 +113,27 @@ public final class Pipeline: Sendable {
     public var decodeCount: Int { state.withLock { $0.decodes } }
 
     /// Whether `cancel()` has been called.
-    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+    public var isCancelled: Bool { cancelFlag.load(ordering: .acquiring) }
 
     /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
     ///
-    /// The row is planned first. With a cache that is done on `cacheChecks`, several rows at
-    /// once (the plan is file-system calls, and on a warm run it is all the work there is); a
-    /// row the cache serves finishes there, before any operation is made, and the rest go on
-    /// into the pipeline from there.
+    /// The row is planned first. With a cache that is done on `cacheChecks`, `checkBatch` rows
+    /// to a work item, several at once (the plan is file-system calls, and on a warm run it is
+    /// all the work there is); a row the cache serves finishes there, before any operation is
+    /// made, and the rest go on into the pipeline from there.
     public func submit(_ request: ThumbnailRequest) {
         admit(row: request.row)
         rows.enter()
-        // In manifest order, before any later row can ask for a path.
-        delivery.claims?.expect(row: request.row, pattern: OutputPathPattern(
-            template: request.outTemplate, name: request.source.stem, fit: request.spec.fit, row: request.row))
+        let pattern = delivery.claims == nil ? nil : OutputPathPattern(
+            template: request.outTemplate, name: request.source.stem, fit: request.spec.fit, row: request.row)
         configuration.onEvent?(.started(request))
-        guard configuration.cache != nil, !isCancelled else { return carryOut(planner.plan(request), for: request) }
-        checking.enter()
-        cacheChecks.async { [self] in
-            defer { checking.leave() }
-            carryOut(planner.plan(request), for: request)
+        guard configuration.cache != nil, !isCancelled else {
+            // In manifest order, before any later row can ask for a path.
+            handOverChecks()
+            delivery.claims?.expect(row: request.row, pattern: pattern)
+            return carryOut(planner.plan(request), for: request)
         }
+        check(request, pattern: pattern)
     }
 
     /// Takes a place in the admission window, waiting for one. While it waits it keeps handing
@@ -134,6 +141,11 @@ public final class Pipeline: Sendable {
     private func admit(row: Int) {
         if gate.tryEnter(row: row) { return }
         flush()
+        // Rather than sleep, plan rows waiting for a thread (a warm run's rows are planned
+        // faster than threads are woken).
+        while checkOne() {
+            if gate.tryEnter(row: row) { return }
+        }
         while !gate.enter(row: row, timeout: .milliseconds(50)) { flush() }
     }
 
@@ -230,15 +242,26 @@ public final class Pipeline: Sendable {
     }
 
     /// Hands an admitted row's result on, and gives its place back.
-    func deliver(_ result: RowResult) {
-        delivery.claims?.settle(row: result.row)
-        gate.leave(row: result.row)
+    func deliver(_ result: RowResult, settling batch: Settlements? = nil) {
+        if batch?.add(result.row) != true {
+            delivery.claims?.settle(row: result.row)
+            gate.leave(row: result.row)
+        }
         onResult(result)
         rows.leave()
     }
 
-    /// Hands every queued operation to its queue.
+    /// Settles the rows `batch` collected (their claims, their places in the gate) at once.
+    func settle(_ batch: Settlements) {
+        let rows = batch.close()
+        delivery.claims?.settle(rows: rows)
+        gate.leave(rows: rows)
+    }
+
+    /// Hands every queued operation to its queue (and the rows waiting for their plans to
+    /// `cacheChecks`).
     public func flush() {
+        handOverChecks()
         let batch = state.withLock { state in
             defer { state.batch = [] }
             return state.batch
@@ -253,12 +276,15 @@ public final class Pipeline: Sendable {
     /// has already ended. The first end within moments and are waited for, for a second at
     /// most after a cancel; the second are not, so that no C code can hold the run hostage.
     public func waitUntilFinished() {
+        handOverChecks()
         checking.wait()
         flush()
         rows.wait()
         // Writes resumed by output claims (a row that waited for its path) are done by now
         // unless the row ended first; they are short, and a run ends after them.
         delivery.claims?.waitForResumes()
+        // A cancelled run leaves the last journal as it was: its entries still check themselves.
+        if !isCancelled { planner.journal?.save() }
         let queues = [downloadQueue, decodeQueue, renderQueue, writeQueue]
         let patience = ContinuousClock.now + .seconds(1)
         while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,
@@ -280,6 +306,7 @@ public final class Pipeline: Sendable {
     public func cancel() {
         let jobs = state.withLock { state in
             state.cancelled = true
+            cancelFlag.store(true, ordering: .releasing)
             return Array(state.active.values)
         }
         jobs.forEach { $0.cancel() }

@@ -17,12 +17,11 @@ public enum SourceLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// The source's file name without its extension, for the `{name}` placeholder.
     public var stem: String {
-        let last: String
+        let stem: String
         switch self {
-        case .file(let path): last = (path as NSString).lastPathComponent
-        case .remote(let url): last = url.lastPathComponent
+        case .file(let path): stem = PathText.stem(of: path)
+        case .remote(let url): stem = (url.lastPathComponent as NSString).deletingPathExtension
         }
-        let stem = (last as NSString).deletingPathExtension
         return stem.isEmpty ? "image" : stem
     }
 }

@@ -13,39 +13,121 @@ public final class DryRun: RowSink, Sendable {
     private let planner: RowPlanner
     private let onResult: @Sendable (RowResult) -> Void
 
+    /// A row as the reader gave it: to plan, or refused by the parser already.
+    private enum Item: Sendable {
+        case plan(ThumbnailRequest)
+        case rejected(RowResult)
+    }
+
+    private struct State {
+        /// Rows read and not yet handed to a work item.
+        var batch: [Item] = []
+        /// Number of the next batch handed over, and of the next to be delivered.
+        var nextBatch = 0
+        var nextDelivery = 0
+        /// Planned batches waiting for earlier ones, by number.
+        var planned: [Int: [RowResult]] = [:]
+        var cancelled = false
+    }
+
+    private let state = Mutex(State())
+    /// Rows are planned `batchSize` at a time on `planning`, at most `inFlight` batches at once
+    /// (bounded memory), and their results delivered in manifest order.
+    private static let batchSize = 64, inFlight = 4
+    private let planning = DispatchQueue(label: "thumbgen.dry-run", attributes: .concurrent)
+    private let room = DispatchSemaphore(value: DryRun.inFlight)
+    private let working = DispatchGroup()
+    /// Held while a batch's results are handed on, so that they go in order, one at a time.
+    private let delivering = Mutex(())
+
     /// A dry run of `configuration` (whose cache should be opened `lookingAt:`); results go to
-    /// `onResult`, on the calling thread.
+    /// `onResult`, in manifest order, from any thread.
     public init(configuration: PipelineConfiguration, onResult: @escaping @Sendable (RowResult) -> Void) {
         planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
-                             limits: configuration.limits, offline: configuration.offline)
+                             limits: configuration.limits, offline: configuration.offline, journaled: true)
         self.onResult = onResult
     }
 
-    /// Plans one row.
+    /// Plans one row (with the next ones: rows are planned a batch at a time, several batches
+    /// at once; a plan is file-system calls, and a million of them one after another took
+    /// too long).
     public func submit(_ request: ThumbnailRequest) {
-        onResult(plan(request))
+        add(.plan(request))
     }
 
-    /// Reports a row the manifest parser refused.
+    /// Reports a row the manifest parser refused (in its place among the others).
     public func reject(_ result: RowResult) {
-        onResult(result)
+        add(.rejected(result))
     }
-
-    private let cancelled = Mutex(false)
 
     /// Whether `cancel()` was called: the reader then stops feeding rows.
-    public var isCancelled: Bool { cancelled.withLock { $0 } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Stops planning rows (SIGINT, SIGTERM): a dry run hashes outputs, which takes time.
-    /// Nothing to start: a dry run plans each row as it is taken.
-    public func flush() {}
-
     public func cancel() {
-        cancelled.withLock { $0 = true }
+        state.withLock { $0.cancelled = true }
     }
 
-    /// Every row is planned as it is submitted.
-    public func waitUntilFinished() {}
+    /// Plans the rows read so far without waiting for a whole batch (a slow pipe).
+    public func flush() {
+        handOver()
+    }
+
+    /// Waits until every row read has been planned and delivered.
+    public func waitUntilFinished() {
+        handOver()
+        working.wait()
+    }
+
+    private func add(_ item: Item) {
+        let full = state.withLock { state in
+            state.batch.append(item)
+            return state.batch.count >= Self.batchSize
+        }
+        if full { handOver() }
+    }
+
+    /// Hands the rows read so far to a work item, waiting while `inFlight` are at work.
+    private func handOver() {
+        let taken = state.withLock { state -> (items: [Item], number: Int)? in
+            guard !state.batch.isEmpty else { return nil }
+            defer { state.batch = []; state.nextBatch += 1 }
+            return (state.batch, state.nextBatch)
+        }
+        guard let (items, number) = taken else { return }
+        room.wait()
+        working.enter()
+        planning.async { [self] in
+            let results = items.map { item in
+                switch item {
+                case .plan(let request): plan(request)
+                case .rejected(let result): result
+                }
+            }
+            deliver(results, number: number)
+            working.leave()
+        }
+    }
+
+    /// Hands on `results` (batch `number`) and every later batch already planned, in order,
+    /// once the batches before it are handed on. A batch's place in flight is given back only
+    /// then, so that a slow batch holds at most `inFlight` planned ones behind it.
+    private func deliver(_ results: [RowResult], number: Int) {
+        delivering.withLock { _ in
+            var ready: [[RowResult]] = []
+            state.withLock { state in
+                state.planned[number] = results
+                while let next = state.planned.removeValue(forKey: state.nextDelivery) {
+                    ready.append(next)
+                    state.nextDelivery += 1
+                }
+            }
+            for batch in ready {
+                batch.forEach(onResult)
+                room.signal()
+            }
+        }
+    }
 
     private func plan(_ request: ThumbnailRequest) -> RowResult {
         let plan = planner.plan(request)

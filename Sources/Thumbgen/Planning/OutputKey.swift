@@ -1,4 +1,6 @@
+import Crypto
 import Foundation
+import Synchronization
 
 /// The key an output is stored under: a digest over everything that can change its bytes,
 /// kept with the text it is the digest of, so that `thumbgen explain` can show its parts and
@@ -10,24 +12,58 @@ import Foundation
 /// new libvips may resample or encode differently). The priority, `id`, `max_age` and the
 /// output's path change nothing in the bytes and stay out.
 struct OutputKey: Sendable, Equatable {
-    /// What the digest is taken of: a `name value` line per part.
-    let text: String
+    /// What the digest is taken of: a `name value` line per part. Put together when asked
+    /// for (`explain`, the recipe history), not for every row of a warm run.
+    var text: String { stored ?? (Self.header + Self.sourceLabel + source + "\n" + recipe) }
     /// The digest the output is stored under.
     let digest: String
+    private let stored: String?
+    private let source: String, recipe: String
 
     /// The key for `request` over a source whose digest is `sourceDigest`, decoded with
     /// `strictness`. Strictness is in the key because it decides whether a damaged source
     /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
     /// work, and serving a stored output costs none.
     init(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness) {
-        var text = Self.header + "source " + sourceDigest + "\nspec " + request.spec.identifier
-            + "\ndecode " + strictness.rawValue
-        if case .auto = request.spec.format {
-            text += "\nout-ext " + (request.outTemplate as NSString).pathExtension.lowercased()
+        let recipe = Self.recipe(request, strictness)
+        var hasher = SHA256()
+        for part in [Self.header, Self.sourceLabel, sourceDigest, "\n", recipe] {
+            var part = part
+            part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
-        text += "\nlibvips " + VipsRuntime.version + "\n"
-        self.init(text: text)
+        digest = ContentDigest.hex(hasher.finalize())
+        stored = nil
+        source = sourceDigest
+        self.recipe = recipe
     }
+
+    private static let sourceLabel = "source "
+
+    /// The lines after the source's: the same for every row with the same recipe, so made
+    /// once per recipe (a warm run makes a key for every row, and building the spec's
+    /// identifier cost more than hashing the key).
+    private static func recipe(_ request: ThumbnailRequest, _ strictness: DecodeStrictness) -> String {
+        var outExtension: String?
+        if case .auto = request.spec.format {
+            outExtension = PathText.pathExtension(of: request.outTemplate).lowercased()
+        }
+        let memo = RecipeMemo(spec: request.spec, strictness: strictness, outExtension: outExtension)
+        if let known = recipes.withLock({ $0[memo] }) { return known }
+        var text = "spec " + request.spec.identifier + "\ndecode " + strictness.rawValue
+        if let outExtension { text += "\nout-ext " + outExtension }
+        text += "\nlibvips " + VipsRuntime.version + "\n"
+        recipes.withLock { if $0.count < 1024 { $0[memo] = text } }
+        return text
+    }
+
+    private struct RecipeMemo: Hashable {
+        var spec: ThumbnailSpec
+        var strictness: DecodeStrictness
+        var outExtension: String?
+    }
+
+    /// Recipes' lines by recipe; at most 1024 (a manifest's recipes are few).
+    private static let recipes = Mutex<[RecipeMemo: String]>([:])
 
     /// The key whose text is `text` (as `text` gave it); nil for text that is not a key's.
     init?(storedText text: String) {
@@ -36,7 +72,9 @@ struct OutputKey: Sendable, Equatable {
     }
 
     private init(text: String) {
-        self.text = text
+        stored = text
+        source = ""
+        recipe = ""
         digest = ContentDigest.of(text: text)
     }
 

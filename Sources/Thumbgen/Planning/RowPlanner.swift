@@ -26,15 +26,23 @@ struct RowPlanner: Sendable {
     /// Whether plans carry their reasons (`explain`): text a run and a dry run never read, and
     /// would pay for on every row of a warm run.
     var explains = false
+    /// The warm journal of `--out` (`RowPlanner+Journal.swift`): a row it vouches for is
+    /// planned `keep` on `stat`s alone; nil without a cache or an `--out`, and for `explain`.
+    var journal: WarmJournal?
 
     /// A planner over `cache` (nil: `--no-cache`) and `outputDirectory` (nil: `warm`), with the
-    /// run's `limits` and `--offline`.
-    init(cache: ThumbnailCache?, outputDirectory: URL?, limits: ImagingLimits, offline: Bool) {
+    /// run's `limits` and `--offline`; `journaled` opens `--out`'s warm journal in the cache
+    /// (read and written by a run, only read by a cache that only looks).
+    init(cache: ThumbnailCache?, outputDirectory: URL?, limits: ImagingLimits, offline: Bool,
+         journaled: Bool = false) {
         self.cache = cache
         self.outputDirectory = outputDirectory
         self.limits = limits
         self.offline = offline
         outputFolder = outputDirectory.map { $0.path.hasSuffix("/") ? $0.path : $0.path + "/" }
+        if journaled, let cache, let outputDirectory {
+            journal = WarmJournal(cache: cache, outputDirectory: outputDirectory)
+        }
     }
 
     /// Whether this planner only looks (`--dry-run`, `explain`).
@@ -63,7 +71,8 @@ struct RowPlanner: Sendable {
         return planOutput(request, plan)
     }
 
-    /// A local file: checked, then identified by its stamp, else (looking only) by reading it.
+    /// A local file: checked, then identified by its stamp (the journal's, else the file
+    /// index's), else (looking only) by reading it.
     private func planLocal(_ request: ThumbnailRequest, path: String) -> RowPlan {
         var plan = RowPlan(action: .render, step: .local, origin: .local)
         let info: stat
@@ -75,12 +84,17 @@ struct RowPlanner: Sendable {
             note(&plan, "no cache (--no-cache): the output is rendered")
             return plan
         }
+        if !explains, let journaled = journalPlan(request, path: path, stat: info, plan: plan) {
+            return journaled
+        }
         plan.cachedSource = .stampNotOnRecord
-        if let known = cache.files.knownDigest(of: path, stat: info) {
+        if let known = cache.files.knownEntry(of: path, stat: info) {
             plan.cachedSource = .stampUnchanged
-            plan.sourceDigest = known
+            plan.sourceDigest = known.digest
             note(&plan, "the file's stamp (device, inode, size, mtime) is unchanged since it "
-                                + "was hashed: sha256 \(known.prefix(12))…")
+                                + "was hashed: sha256 \(known.digest.prefix(12))…")
+            return planOutput(request, plan, source: journalSource(path: path, stat: info, digest: known.digest,
+                                                                   record: known.record))
         } else if looksOnly, let hashed = cache.files.digest(of: path) {
             plan.sourceDigest = hashed.digest
             note(&plan, "the file's stamp is not on record (new or changed file); read "
@@ -188,14 +202,18 @@ struct RowPlanner: Sendable {
                 why(arithmetic() + ": stale; the server is asked (\(headers.joined(separator: ", ")))"), freshness)
     }
 
-    /// With the source's digest known: keep, copy or render the output.
-    private func planOutput(_ request: ThumbnailRequest, _ plan: RowPlan) -> RowPlan {
+    /// With the source's digest known: keep, copy or render the output (under `key`, when the
+    /// caller has made it). `source` is what the journal needs to note a `keep` (a local file
+    /// identified by its stamp), else nil.
+    func planOutput(_ request: ThumbnailRequest, _ plan: RowPlan, key: OutputKey? = nil,
+                    source: JournalSource? = nil) -> RowPlan {
         var plan = plan
         guard let cache, let digest = plan.sourceDigest else { return plan }
-        let key = OutputKey(sourceDigest: digest, request: request, strictness: limits.strictness)
+        let key = key ?? OutputKey(sourceDigest: digest, request: request, strictness: limits.strictness)
         plan.key = key
         let record: OutputRecord
-        switch cache.outputs.lookup(key.digest) {
+        let (lookup, recordStamp) = cache.outputs.lookupStamped(key.digest)
+        switch lookup {
         case .absent:
             plan.cached = .absent
             plan.action = .render
@@ -216,9 +234,15 @@ struct RowPlanner: Sendable {
                 return RowPlan(action: .fail, reasons: plan.reasons + [failure.message], failure: failure)
             case .success(let path):
                 plan.path = path
-                let holds = AtomicFileWriter.fileHolds((outputFolder ?? "") + path,
-                                                       sha256: record.sha256, size: record.bytes)
+                let seenAt = FileStamp.now
+                let held = AtomicFileWriter.stampIfHolds((outputFolder ?? "") + path,
+                                                         sha256: record.sha256, size: record.bytes)
+                let holds = held != nil
                 plan.outHolds = holds
+                if let held, let source, let recordStamp {
+                    journal?.note(request, source: source, key: key.digest, record: record,
+                                  recordStamp: recordStamp, path: path, out: held, seenAt: seenAt)
+                }
                 if holds {
                     plan.cached = .present
                     plan.action = .keep

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Turns a manifest record into a validated `ThumbnailRequest`, filling empty cells from the
 /// command line's defaults (the row wins over the flag).
@@ -9,6 +10,15 @@ public struct RowParser: Sendable {
     public var baseDirectory: String
     /// Encoder settings given to every row (run-wide flags, not columns).
     public var encoding = EncodingOptions()
+    /// The last `out` template found valid: most manifests use one for every row, and
+    /// checking it again cost as much as the rest of the row's parsing.
+    private let lastValid = LastValid()
+
+    /// A box for `lastValid`: a struct cannot hold a `Mutex` itself.
+    private final class LastValid: Sendable {
+        private let text = Mutex<String?>(nil)
+        func withLock<T>(_ body: (inout String?) -> T) -> T { text.withLock { body(&$0) } }
+    }
 
     /// Makes a parser with the given defaults and base folder.
     public init(defaults: [ManifestColumn: String] = [:], baseDirectory: String) {
@@ -109,10 +119,13 @@ public struct RowParser: Sendable {
             maxAge = seconds
         }
         let outTemplate = value(.out) ?? ThumbnailRequest.defaultOutTemplate
-        do {
-            try OutputPathTemplate.validate(outTemplate)
-        } catch {
-            throw fail(.out, error.reason)
+        if !lastValid.withLock({ $0 == outTemplate }) {
+            do {
+                try OutputPathTemplate.validate(outTemplate)
+            } catch {
+                throw fail(.out, error.reason)
+            }
+            lastValid.withLock { $0 = outTemplate }
         }
         return ThumbnailRequest(
             row: row, id: value(.id) ?? String(row), sourceText: srcText, source: source,

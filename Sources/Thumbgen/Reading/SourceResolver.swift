@@ -31,10 +31,26 @@ struct SourceResolver {
         let absolute = text.hasPrefix("/") ? text : baseDirectory + "/" + text
         // Already standard (no `.`, `..` or empty component): skip URL's standardisation,
         // which is most of the cost of a row in a warm run.
-        let components = absolute.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
-        if !components.contains(where: { $0.isEmpty || $0.elementsEqual(".".utf8) || $0.elementsEqual("..".utf8) }) {
-            return .file(absolute)
-        }
+        if Self.isStandard(absolute) { return .file(absolute) }
         return .file(URL(fileURLWithPath: absolute).standardizedFileURL.path)
+    }
+
+    /// Whether the absolute path `path` has no empty, `.` or `..` component, read byte by
+    /// byte (splitting it cost an array per row).
+    static func isStandard(_ path: String) -> Bool {
+        var length = 0, dots = 0, first = true
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if !first && (length == 0 || dots == length && dots <= 2) { return false }
+                first = false
+                length = 0
+                dots = 0
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        // As splitting at "/" and dropping the first piece: a path without one has nothing left.
+        return first || !(length == 0 || dots == length && dots <= 2)
     }
 }

@@ -62,19 +62,39 @@ extension RowResult.SourceInfo {
 /// A JSON object written field by field, keys in the order given (the caller sorts them);
 /// absent values are left out, as `JSONEncoder` leaves out nil optionals.
 struct JSONObjectText {
-    private var body = ""
+    private var body: String = {
+        var body = ""
+        body.reserveCapacity(384)
+        return body
+    }()
 
     /// `{...}`.
     var text: String { "{" + body + "}" }
 
     mutating func add(_ key: String, _ value: String?) {
         guard let value else { return }
-        addRaw(key, Self.quoted(value))
+        addKey(key)
+        // Appended in place: a warm run with --report encodes every row.
+        if value.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            body += Self.quoted(value)
+        } else {
+            body += "\""
+            body += value
+            body += "\""
+        }
     }
 
     mutating func add(_ key: String, _ value: Int?) {
         guard let value else { return }
-        addRaw(key, String(value))
+        addKey(key)
+        body += String(value)
+    }
+
+    private mutating func addKey(_ key: String) {
+        if !body.isEmpty { body += "," }
+        body += "\""
+        body += key
+        body += "\":"
     }
 
     mutating func add(_ key: String, _ value: Double?) {
@@ -84,8 +104,8 @@ struct JSONObjectText {
 
     /// Adds a value that is JSON text already.
     mutating func addRaw(_ key: String, _ json: String) {
-        if !body.isEmpty { body += "," }
-        body += "\"" + key + "\":" + json
+        addKey(key)
+        body += json
     }
 
     /// `text` as a JSON string: quotes, backslashes and control characters escaped, the rest

@@ -81,15 +81,32 @@ public struct AtomicFileWriter: Sendable {
     /// Whether `path` is a regular file of `size` bytes whose SHA-256 is `sha256` (the size
     /// first: a different size costs no read).
     static func fileHolds(_ path: String, sha256: String, size: Int) -> Bool {
+        stampIfHolds(path, sha256: sha256, size: size) != nil
+    }
+
+    /// `fileHolds`, giving the stamp of the very file that was read (taken on its open
+    /// descriptor) when it holds the bytes: the warm journal keeps it.
+    static func stampIfHolds(_ path: String, sha256: String, size: Int) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
-              Int(info.st_size) == size else { return false }
-        return ContentDigest.ofFile(at: path) == sha256
+              Int(info.st_size) == size else { return nil }
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Int(info.st_size) == size,
+              ContentDigest.ofFile(descriptor: fd) == sha256 else { return nil }
+        return FileStamp(info)
     }
 
     /// The real folder an output goes in (made if missing, confined to the root, cleared of a
     /// killed run's temporary files the first time it is met) and the output's file name.
     private func resolve(_ relativePath: String) throws(Failure) -> (folder: String, fileName: String) {
+        // Most outputs sit in `--out` itself: no folder to walk, and the root's sweep is a flag.
+        if !relativePath.utf8.contains(UInt8(ascii: "/")), !relativePath.isEmpty, relativePath != ".",
+           relativePath != ".." {
+            swept.sweepRootOnce(rootRealPath)
+            return (rootRealPath, relativePath)
+        }
         let components = relativePath.split(separator: "/").map(String.init)
         guard let fileName = components.last else {
             throw Failure(description: "\(relativePath): not a file name")
@@ -147,6 +164,15 @@ public struct AtomicFileWriter: Sendable {
 /// The folders a writer has swept of stale temporary files: each once per run.
 final class SweptFolders: Sendable {
     private let folders = Mutex<Set<String>>([])
+    private let rootSwept = Atomic<Bool>(false)
+
+    /// Sweeps the root folder, `root`, unless this run already has: a flag, not a set, for
+    /// the folder nearly every output is in.
+    func sweepRootOnce(_ root: String) {
+        if rootSwept.load(ordering: .acquiring) { return }
+        sweepOnce(root)
+        rootSwept.store(true, ordering: .releasing)
+    }
 
     /// Sweeps `folder` unless this run already has.
     func sweepOnce(_ folder: String) {

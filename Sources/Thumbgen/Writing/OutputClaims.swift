@@ -66,6 +66,13 @@ final class OutputClaims: Sendable {
         state.withLock { $0.pending[row] = pattern }
     }
 
+    /// `expect` for several rows, in manifest order, under one lock.
+    func expect(_ rows: [(row: Int, pattern: OutputPathPattern?)]) {
+        state.withLock { state in
+            for (row, pattern) in rows { if let pattern { state.pending[row] = pattern } }
+        }
+    }
+
     /// Asks for `path` for `row`, whose bytes have the SHA-256 `sha256`. `resume` hears the
     /// decision: at once, or later, from another thread, once every earlier row that could
     /// take the path has taken one or ended.
@@ -87,11 +94,20 @@ final class OutputClaims: Sendable {
     /// Notes that `row` has ended (whatever its result): rows waiting on it may go on, and a
     /// request of its own still waiting is dropped (a cancelled row writes nothing).
     func settle(row: Int) {
+        settle(rows: CollectionOfOne(row))
+    }
+
+    /// `settle` for several rows, under one lock.
+    func settle<Rows: Collection>(rows: Rows) where Rows.Element == Int {
+        guard !rows.isEmpty else { return }
         let woken = state.withLock { state -> [(Parked, Decision)] in
-            state.parked.removeAll { $0.row == row }
-            state.decided[row] = nil
-            guard state.pending.removeValue(forKey: row) != nil else { return [] }
-            return Self.wake(&state)
+            var wake = false
+            for row in rows {
+                if !state.parked.isEmpty { state.parked.removeAll { $0.row == row } }
+                state.decided[row] = nil
+                if state.pending.removeValue(forKey: row) != nil { wake = true }
+            }
+            return wake ? Self.wake(&state) : []
         }
         resume(woken)
     }
@@ -169,7 +185,7 @@ final class OutputClaims: Sendable {
 
     /// `path` with empty and `.` components dropped, so that `a//b` and `./a/b` are `a/b`.
     static func normalized(_ path: String) -> String {
-        guard path.contains("//") || path.hasPrefix("./") || path.contains("/./") else { return path }
+        guard path.containsBytes("//") || path.hasPrefix("./") || path.containsBytes("/./") else { return path }
         return path.split(separator: "/").filter { $0 != "." }.joined(separator: "/")
     }
 

@@ -54,7 +54,7 @@ struct OutputPathPattern: Sendable {
         // follow piece by piece: such a rare template matches every path, so later rows wait
         // for it rather than risk taking its path.
         let needsNormalizing = pieces.contains {
-            if case .text(let t) = $0 { t.contains("//") || t.contains("/./") || t.hasPrefix("./") } else { false }
+            if case .text(let t) = $0 { t.containsBytes("//") || t.containsBytes("/./") || t.hasPrefix("./") } else { false }
         }
         self.pieces = needsNormalizing ? [.anything] : pieces
         if !needsNormalizing, case .text(let t)? = pieces.first { prefix = Array(t.utf8) } else { prefix = [] }

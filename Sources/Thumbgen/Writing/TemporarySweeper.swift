@@ -75,9 +75,14 @@ enum TemporarySweeper {
     static func sweep(_ folder: String, filesOnly: Bool = false, prefix: String? = nil,
                       ownedOnly: Bool = false, undecidedAfter: Double? = nil,
                       now: Double = Date().timeIntervalSince1970) -> (count: Int, bytes: Int64) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return (0, 0) }
+        // Without a rule of its own for what is not a temporary by name, only names that can
+        // be one are looked at: an output folder holds a hundred thousand files that are not.
+        let listed = undecidedAfter == nil ? hiddenNames(in: folder)
+            : try? FileManager.default.contentsOfDirectory(atPath: folder)
+        guard let names = listed else { return (0, 0) }
         var swept = (count: 0, bytes: Int64(0))
         for name in names where prefix.map(name.hasPrefix) ?? true {
+            if undecidedAfter == nil && TemporaryName.form(of: name) == nil { continue }
             let path = folder + "/" + name
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }
@@ -101,6 +106,25 @@ enum TemporarySweeper {
             }
         }
         return swept
+    }
+
+    /// The names in `folder` that start with a dot (as every temporary's does), other than
+    /// `.` and `..`, read with `readdir` so that the others cost no `String`; nil when the
+    /// folder cannot be read.
+    private static func hiddenNames(in folder: String) -> [String]? {
+        guard let directory = opendir(folder) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name: String? = withUnsafeBytes(of: &entry.pointee.d_name) { raw in
+                let bytes = raw.prefix { $0 != 0 }
+                guard bytes.first == UInt8(ascii: "."), !bytes.elementsEqual([46]), !bytes.elementsEqual([46, 46])
+                else { return nil }
+                return String(decoding: bytes, as: UTF8.self)
+            }
+            if let name { names.append(name) }
+        }
+        return names
     }
 
     /// Whether the legacy-named temporary at `path` is stale by its name and by the newest

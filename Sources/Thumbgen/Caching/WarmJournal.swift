@@ -1,0 +1,225 @@
+import Foundation
+import Synchronization
+
+/// The warm journal of one `--out` folder: what the last run proved about each row that was
+/// up to date, kept so that this run can tell the same by `stat`s instead of reading two
+/// cache records and hashing the output (git's index and ninja's log do the same).
+///
+/// An entry says "up to date" only while every file the slow path would read is provably the
+/// one it read: the source (`FileStamp`: device, inode, size, modification and change times);
+/// its file-index record and the output's record in the cache (by their folders'
+/// stamps, `CacheFolderStamps`, else their own); and the file under `--out` (its stamp, taken
+/// on the file that was hashed, and only once it had stood still for a second). The output
+/// key, which hashes the source's digest and everything in the recipe, is part of an entry's
+/// key. Anything that differs sends the row down the slow path, which checks by hash, and
+/// which the run notes for the next journal.
+///
+/// The journal is a cache of decisions, never the truth: it lives in the cache
+/// (`v1/journals/<SHA-256 of --out's real path>`), names the `--out` folder and the cache it is
+/// for, ends in a SHA-256 of its bytes, and is replaced whole by rename at the end of a run
+/// (the last writer wins). A missing, foreign, older or damaged one is ignored.
+final class WarmJournal: Sendable {
+    /// The journal's file.
+    let path: String
+    private let layout: CacheLayout
+    /// `--out`'s path with a slash, as the planner joins outputs' paths to it.
+    private let outputFolder: String
+    private let identity: JournalIdentity
+    /// This run's folder stamps, taken as it opened the journal, and when.
+    private let folders: CacheFolderStamps
+    private let openedAt: Int64
+    private let previous: JournalIndex?
+    /// Per folder: whether the previous journal's stamp for it still holds.
+    private let stable: [Bool]
+    private let notes = Mutex(JournalNotes())
+    /// Whether this run writes the next journal (not a dry run).
+    let writes: Bool
+
+    /// Seconds after which a record used is marked so, as `CacheLayout.read` does.
+    static let touchAfter: Int64 = 600 * 1_000_000_000
+
+    /// The journal for `outputDirectory` in `cache`; nil when either folder cannot be
+    /// resolved. A cache opened to look only reads the journal and writes nothing.
+    init?(cache: ThumbnailCache, outputDirectory: URL) {
+        guard let real = realpath(outputDirectory.path, nil) else { return nil }
+        let outPath = String(cString: real)
+        free(real)
+        let layout = cache.layout
+        guard let out = FileStamp.of(outPath), let base = FileStamp.of(layout.base) else { return nil }
+        self.layout = layout
+        let identity = JournalIdentity(outPath: outPath, outDevice: out.device, outInode: out.inode,
+                                       cacheRoot: cache.directory.path, cacheDevice: base.device,
+                                       cacheInode: base.inode)
+        self.identity = identity
+        let folder = outputDirectory.path
+        outputFolder = folder.hasSuffix("/") ? folder : folder + "/"
+        let path = layout.base + "/journals/" + ContentDigest.of(text: outPath)
+        self.path = path
+        writes = !layout.looksOnly
+        openedAt = FileStamp.now
+        let folders = CacheFolderStamps(of: layout)
+        self.folders = folders
+        let loaded = Self.read(path).flatMap(JournalIndex.init(bytes:))
+        let trusted = loaded?.identity == identity ? loaded : nil
+        previous = trusted
+        stable = trusted.map { folders.stable(against: $0.folders) } ?? []
+    }
+
+    private static func read(_ path: String) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+              info.st_size <= JournalFormat.maxBytes else { return nil }
+        let size = Int(info.st_size)
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = DescriptorIO.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer))
+        }
+        return bytes.count == size ? bytes : nil
+    }
+
+    /// A local source the previous journal knows, unchanged.
+    struct Source: Sendable {
+        let ordinal: Int
+        let digest: String
+        /// Its file-index record's stamp now (renewed if this run marked it used).
+        let record: FileStamp
+        /// Where its facts are in the journal, read only if a row needs them noted.
+        let offset: Int
+    }
+
+    /// The source at `path`, whose stamp is `stamp` now, if the journal knows it under that
+    /// stamp and its file-index record is still the one that gave its digest.
+    func source(path: String, stamp: FileStamp) -> Source? {
+        guard let previous else { return nil }
+        var hash = JournalFormat.Hash()
+        hash.add(path.utf8)
+        let found: (Int, Int, FileStamp, UInt8, String)? = previous.bytes.withUnsafeBytes { raw in
+            let reader = JournalReader(bytes: raw)
+            return previous.probeSources(hash: hash.value) { ordinal in
+                let offset = previous.sourceOffsets[ordinal]
+                guard reader.equals(offset + JournalFormat.sourceSize, Int(reader.u32(offset)), path.utf8),
+                      reader.stamp(offset + JournalSource.stampAt) == stamp else { return nil }
+                return (ordinal, offset, reader.stamp(offset + JournalSource.recordAt),
+                        raw[offset + JournalSource.recordNameAt], reader.hex(offset + JournalSource.digestAt))
+            }
+        }
+        guard let (ordinal, offset, saved, folderByte, digest) = found else { return nil }
+        // Only a record due to be marked used can have been marked by this run already.
+        let due = openedAt - saved.modified > Self.touchAfter
+        let touched = due ? notes.withLock { $0.touched(source: ordinal) } : nil
+        var record = touched ?? saved
+        let recordPath = {
+            previous.bytes.withUnsafeBytes { raw in
+                self.layout.path(.files, ContentDigest.hex(raw[(offset + JournalSource.recordNameAt)...].prefix(32)))
+            }
+        }
+        if !stable[CacheFolderStamps.files(folderByte)] || touched != nil {
+            guard FileStamp.of(recordPath())?.isSameRecord(as: record) == true else { return nil }
+        }
+        if writes, due, touched == nil {
+            guard let now = layout.touch(recordPath()), now.inode == record.inode else { return nil }
+            record = now
+            notes.withLock { $0.touch(source: ordinal, stamp: now) }
+        }
+        return Source(ordinal: ordinal, digest: digest, record: record, offset: offset)
+    }
+
+    /// The facts of `source` as the next journal keeps them.
+    func facts(of source: Source) -> JournalSource? {
+        guard let previous else { return nil }
+        return previous.bytes.withUnsafeBytes { raw in
+            JournalSource.decode(JournalReader(bytes: raw), at: source.offset, end: raw.count).map {
+                var facts = $0.0
+                facts.record = source.record
+                return facts
+            }
+        }
+    }
+
+    /// What the journal vouches for: the output's record and its path under `--out`.
+    struct Vouched: Sendable {
+        let record: OutputRecord
+        let path: String
+    }
+
+    /// The output of `request` over `source` under `key`, if the previous journal has it and
+    /// its record and its file under `--out` are still the ones it proved. Noted for the next
+    /// journal.
+    func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key: String) -> Vouched? {
+        guard let previous, let keyBytes = JournalFormat.raw(hex: key) else { return nil }
+        let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
+        let hash = JournalFormat.entryHash(sourcePath: sourcePath, key: keyBytes, template: request.outTemplate, row: row)
+        let found: (Int, OutputRecord, String, FileStamp, FileStamp)? = previous.bytes.withUnsafeBytes { raw in
+            let reader = JournalReader(bytes: raw)
+            return previous.probeEntries(hash: hash) { offset in
+                let template = previous.templates[JournalEntry.template(reader, at: offset)]
+                guard reader.u64(offset) == hash,
+                      Int(reader.u32(offset + JournalEntry.sourceAt)) == source.ordinal,
+                      reader.equals(offset + JournalEntry.keyAt, 32, keyBytes),
+                      JournalEntry.row(reader, at: offset) == row,
+                      reader.equals(template.offset, template.length, request.outTemplate.utf8),
+                      let record = JournalEntry.record(reader, at: offset) else { return nil }
+                return (offset, record, JournalEntry.path(reader, at: offset),
+                        reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))
+            }
+        }
+        guard let (offset, record, path, recordStamp, outStamp) = found else { return nil }
+        let recordPath = { self.layout.path(.outputs, key) }
+        if !stable[CacheFolderStamps.outputs(keyBytes[0])] {
+            guard FileStamp.of(recordPath())?.isSameRecord(as: recordStamp) == true else { return nil }
+        }
+        guard FileStamp.of(outputFolder + path) == outStamp else { return nil }
+        var touched: FileStamp?
+        if writes, openedAt - recordStamp.modified > Self.touchAfter {
+            guard let now = layout.touch(recordPath()), now.inode == recordStamp.inode else { return nil }
+            touched = now
+        }
+        if writes {
+            notes.withLock { $0.keep(entry: offset, source: source.ordinal, record: touched, from: previous) }
+        }
+        return Vouched(record: record, path: path)
+    }
+
+    /// Notes an output the slow path proved up to date: `request`'s, at `path` under `--out`,
+    /// described by `record` (whose file had `recordStamp`) under `key`, over `source`; `out`
+    /// is the stamp of the file hashed, first looked at `seenAt`. Not noted unless that file
+    /// had stood still long enough for its stamp to stand for what was hashed.
+    func note(_ request: ThumbnailRequest, source: JournalSource, key: String, record: OutputRecord,
+              recordStamp: FileStamp, path: String, out: FileStamp, seenAt: Int64) {
+        guard writes, out.settled(seenAt: seenAt), let keyBytes = JournalFormat.raw(hex: key) else { return }
+        let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
+        let entry = JournalEntry(
+            hash: JournalFormat.entryHash(sourcePath: source.path, key: keyBytes, template: request.outTemplate, row: row),
+            source: 0, template: request.outTemplate, path: path, row: row, key: keyBytes, record: record,
+            recordStamp: recordStamp, outStamp: out)
+        notes.withLock { $0.add(entry, source: source) }
+    }
+
+    /// What this run has noted so far: rows the previous journal vouched for (`kept`), and
+    /// rows the slow path proved up to date (`fresh`).
+    var counts: (kept: Int, fresh: Int) { notes.withLock { $0.counts } }
+
+    /// Writes the next journal in place of this one, atomically (a temporary file, then a
+    /// rename), unless it would say the same; a run that noted nothing removes it.
+    func save() {
+        guard writes else { return }
+        let settled = folders.settled(seenAt: openedAt)
+        let written: Bool = notes.withLock { notes in
+            guard !notes.isEmpty else { return false }
+            // A steady warm run found the journal true throughout: it stays as it is.
+            if notes.repeats(previous, folders: settled) { return true }
+            mkdir(layout.base + "/journals", 0o777)
+            guard let temporary = TemporaryFile(in: layout.temporaryFolder, for: "journal", registry: .shared)
+            else { return false }
+            guard notes.write(identity: identity, folders: settled, previous: previous, to: temporary.write),
+                  temporary.place({ rename($0, path) == 0 }) else {
+                temporary.discard()
+                return false
+            }
+            return true
+        }
+        if !written { unlink(path) }
+    }
+}

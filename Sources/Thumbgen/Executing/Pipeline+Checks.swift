@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+
+/// Planning admitted rows on `cacheChecks`, a batch to a work item: on a warm run, where the
+/// plan is all the work a row has, one dispatch per row and one claims lock per row cost as
+/// much as the plan, and woke a thread each.
+extension Pipeline {
+    /// Rows planned by one work item, at least (a source's rows stay together) and at most.
+    static let checkBatch = 4
+    static let checkBatchLimit = 32
+
+    /// Queues `request` for its plan. A batch is handed over when it has `checkBatch` rows and
+    /// the next row names another source: rows of one source, whose paths often differ only
+    /// in `{w}x{h}`, are then planned in manifest order on one thread, where a later row never
+    /// has to wait for an earlier one to claim its path (`OutputClaims`).
+    func check(_ request: ThumbnailRequest, pattern: OutputPathPattern?) {
+        let ready = unchecked.withLock { waiting in
+            guard let last = waiting.last?.request.source else { return false }
+            return waiting.count >= Self.checkBatchLimit || (waiting.count >= Self.checkBatch && last != request.source)
+        }
+        if ready { handOverChecks() }
+        unchecked.withLock { $0.append((request, pattern)) }
+    }
+
+    /// Hands the rows waiting for their plans over as one batch, after noting their path
+    /// patterns with the claims (both under one lock, so that patterns are noted in manifest
+    /// order, before any later row can ask for a path). Batches wait in `checkQueue` for a
+    /// work item on `cacheChecks` to take them; one is started while fewer than the cores are
+    /// at it.
+    func handOverChecks() {
+        let batch = unchecked.withLock { waiting -> [(request: ThumbnailRequest, pattern: OutputPathPattern?)] in
+            guard !waiting.isEmpty else { return [] }
+            let batch = waiting
+            waiting.removeAll(keepingCapacity: true)
+            delivery.claims?.expect(batch.map { ($0.request.row, $0.pattern) })
+            return batch
+        }
+        guard !batch.isEmpty else { return }
+        checking.enter()
+        let start = checkQueue.withLock { queue in
+            queue.batches.append(batch.map(\.request))
+            guard queue.takers < max(1, configuration.cpuConcurrency) else { return false }
+            queue.takers += 1
+            return true
+        }
+        guard start else { return }
+        cacheChecks.async { [self] in
+            while checkOne(leaving: true) {}
+        }
+    }
+
+    /// Plans one waiting batch, on this thread; false when none waits. A work item's
+    /// `leaving` call that finds none stops being a taker.
+    @discardableResult
+    func checkOne(leaving: Bool = false) -> Bool {
+        let batch = checkQueue.withLock { queue -> [ThumbnailRequest]? in
+            if queue.head < queue.batches.count {
+                defer {
+                    queue.head += 1
+                    if queue.head > 64 {
+                        queue.batches.removeFirst(queue.head)
+                        queue.head = 0
+                    }
+                }
+                return queue.batches[queue.head]
+            }
+            if leaving { queue.takers -= 1 }
+            return nil
+        }
+        guard let batch else { return false }
+        let settlements = Settlements()
+        for request in batch { carryOut(planner.plan(request), for: request, settling: settlements) }
+        settle(settlements)
+        checking.leave()
+        return true
+    }
+}
+
+/// Batches of rows waiting to be planned, oldest first, and the work items taking them.
+struct CheckQueue {
+    var batches: [[ThumbnailRequest]] = []
+    var head = 0
+    var takers = 0
+}
+
+/// The rows of one work item that ended while it ran: their claims and their places in the
+/// admission gate are settled together when it ends (two locks per batch, not per row, which
+/// the reader's thread contends for). A row that ends later (it waited for its path) settles
+/// on its own.
+final class Settlements: Sendable {
+    private let state = Mutex<(open: Bool, rows: [Int])>((true, []))
+
+    /// Collects `row` if the work item still runs; false when it has ended.
+    func add(_ row: Int) -> Bool {
+        state.withLock { state in
+            guard state.open else { return false }
+            state.rows.append(row)
+            return true
+        }
+    }
+
+    /// Ends the collection; the rows collected.
+    func close() -> [Int] {
+        state.withLock { state in
+            state.open = false
+            return state.rows
+        }
+    }
+}

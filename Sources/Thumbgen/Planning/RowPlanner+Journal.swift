@@ -1,0 +1,36 @@
+import Foundation
+
+/// The planner's fast path: a local row whose source, records and output the warm journal
+/// vouches for is planned `keep` on `stat`s alone, the very plan the slow path would make
+/// (`WarmJournal` says why it is safe). A row it does not vouch for still gets its source's
+/// digest from the journal when the source is unchanged, and goes the usual way from there.
+extension RowPlanner {
+    /// The plan of a local row with the journal's help; nil when the journal does not know
+    /// the source as it is now (then the slow path plans it).
+    func journalPlan(_ request: ThumbnailRequest, path: String, stat info: stat, plan: RowPlan) -> RowPlan? {
+        guard let journal, let source = journal.source(path: path, stamp: FileStamp(info)) else { return nil }
+        var plan = plan
+        plan.cachedSource = .stampUnchanged
+        plan.sourceDigest = source.digest
+        let key = OutputKey(sourceDigest: source.digest, request: request, strictness: limits.strictness)
+        if outputDirectory != nil,
+           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key.digest) {
+            plan.key = key
+            plan.cached = .present
+            plan.output = vouched.record
+            plan.path = vouched.path
+            plan.outHolds = true
+            plan.action = .keep
+            return plan
+        }
+        return planOutput(request, plan, key: key, source: journal.writes ? journal.facts(of: source) : nil)
+    }
+
+    /// What the journal keeps of a local source identified by its file-index record (whose
+    /// stamp is `record`); nil when no journal is written.
+    func journalSource(path: String, stat info: stat, digest: String, record: FileStamp) -> JournalSource? {
+        guard journal?.writes == true, let digestBytes = JournalFormat.raw(hex: digest),
+              let name = JournalFormat.raw(hex: FileIndex.name(for: path)) else { return nil }
+        return JournalSource(path: path, stamp: FileStamp(info), digest: digestBytes, record: record, recordName: name)
+    }
+}

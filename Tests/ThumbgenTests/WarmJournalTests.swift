@@ -1,0 +1,267 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// The warm journal, end to end: a warm run it serves reports what the slow path reports, and
+/// anything that changed under it (the file under `--out`, the source, the recipe, the cache)
+/// is noticed and dealt with as the slow path deals with it.
+@Suite("Warm journal")
+struct WarmJournalTests {
+    static let old = Date(timeIntervalSince1970: 978_307_200)  // 2001-01-01
+
+    /// Two sources at two sizes, one output in a subfolder: four rows.
+    static let manifest = CSV.manifest(["src", "size", "out"], [
+        ["a.png", "40", "{name}-{w}x{h}.png"], ["a.png", "20", "{name}-{w}x{h}.png"],
+        ["b.png", "40", "sub/{name}-{w}.png"], ["b.png", "20", "{name}-{w}x{h}.jpg"],
+    ])
+
+    /// A workspace whose sources are dated long ago (so that their stamps are recorded), run
+    /// once to render and once more, a second later, to prove every row up to date the slow
+    /// way and write the journal; the second run's report.
+    static func warmedUp(_ manifest: String = manifest, _ arguments: [String] = [], status: Int32 = 0,
+                         sourceLocation: Testing.SourceLocation = #_sourceLocation) async throws -> (Workspace, Report) {
+        let space = try Workspace("journal")
+        for (name, width) in [("a.png", 120), ("b.png", 90)] {
+            let url = try space.fixture(.quadrants(width: width, height: 60), name)
+            try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: url.path)
+        }
+        let first = try await space.run(manifest: manifest, arguments, sourceLocation: sourceLocation)
+        #expect(first.status == status, "\(first.result.stderr)", sourceLocation: sourceLocation)
+        try await settle()
+        let second = try await space.run(manifest: manifest, arguments, sourceLocation: sourceLocation)
+        #expect(second.status == status, "\(second.result.stderr)", sourceLocation: sourceLocation)
+        #expect(journals(space).count == 1, sourceLocation: sourceLocation)
+        return (space, try #require(second.report, sourceLocation: sourceLocation))
+    }
+
+    /// Waits until files written now are old enough for their stamps to be trusted.
+    static func settle() async throws { try await Task.sleep(for: .milliseconds(1100)) }
+
+    static func journals(_ space: Workspace) -> [URL] {
+        let folder = space.cache.appendingPathComponent("v1/journals")
+        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+            .map { folder.appendingPathComponent($0) }
+    }
+
+    /// What a report says of each row, timings aside.
+    static func facts(_ report: Report?) -> [String] {
+        (report?.rows ?? []).map {
+            [String($0.row), $0.status, $0.out ?? "-", "\($0.width ?? -1)x\($0.height ?? -1)",
+             String($0.bytes ?? -1), $0.sha256 ?? "-", $0.format ?? "-", $0.cache ?? "-",
+             $0.source_sha256 ?? "-", $0.error?.code ?? "-"].joined(separator: " ")
+        }
+    }
+
+    static func inode(_ url: URL) throws -> Int {
+        try #require((FileManager.default.attributesOfItem(atPath: url.path)[.systemFileNumber] as? NSNumber)?.intValue)
+    }
+
+    @Test("A warm run the journal serves reports what the slow path reported, and touches no output")
+    func sameReport() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        #expect(slow.rows.map(\.status) == ["unchanged", "unchanged", "unchanged", "unchanged"])
+        let outputs = ["a-40x20.png", "a-20x10.png", "sub/b-40.png", "b-20x13.jpg"].map(space.output)
+        let inodes = try outputs.map(Self.inode)
+        let fast = try await space.run(manifest: Self.manifest)
+        #expect(fast.status == 0, "\(fast.result.stderr)")
+        #expect(Self.facts(fast.report) == Self.facts(slow))
+        #expect(fast.report?.summary.unchanged == 4 && fast.report?.summary.cache?["hit"] == 4)
+        #expect(try outputs.map(Self.inode) == inodes)
+        // And once more, from the journal that run wrote.
+        let again = try await space.run(manifest: Self.manifest)
+        #expect(Self.facts(again.report) == Self.facts(slow))
+    }
+
+    @Test("An --out file edited (same size), touched, deleted or replaced is noticed")
+    func outputChanged() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        let file = space.output("a-40x20.png")
+        let good = try Data(contentsOf: file)
+
+        // Other bytes of the same size, written in place: rewritten from the cache.
+        var bad = good
+        bad[bad.count - 5] ^= 0xff
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.write(contentsOf: bad)
+        try handle.close()
+        var run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.row(2)?.status == "written")
+        #expect(try Data(contentsOf: file) == good)
+        #expect(Self.facts(run.report).dropFirst() == Self.facts(slow).dropFirst())
+
+        // Only the time moved: checked by its bytes, and left alone.
+        try FileManager.default.setAttributes([.modificationDate: Self.old], ofItemAtPath: file.path)
+        run = try await space.run(manifest: Self.manifest)
+        #expect(Self.facts(run.report) == Self.facts(slow))
+        #expect((try FileManager.default.attributesOfItem(atPath: file.path)[.modificationDate] as? Date) == Self.old)
+
+        // Deleted: written again.
+        try FileManager.default.removeItem(at: file)
+        run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.row(2)?.status == "written")
+        #expect(try Data(contentsOf: file) == good)
+
+        // Replaced by another file: with the same bytes it is left, with others rewritten.
+        try await Self.settle()
+        _ = try await space.run(manifest: Self.manifest)
+        let other = try space.folder.write(good, to: "other.png")
+        #expect(rename(other.path, file.path) == 0)
+        run = try await space.run(manifest: Self.manifest)
+        #expect(Self.facts(run.report) == Self.facts(slow))
+        let stranger = try space.folder.write(bad, to: "stranger.png")
+        #expect(rename(stranger.path, file.path) == 0)
+        run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.row(2)?.status == "written")
+        #expect(try Data(contentsOf: file) == good)
+    }
+
+    @Test("A source changed (other size, or same size with a new time) is rendered again")
+    func sourceChanged() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        let source = space.folder.file("a.png")
+        // Another image of another size (stored uncompressed: its size is its dimensions').
+        let stored = { (colours: [Colour]) in
+            try RawImage.quadrants(width: 100, height: 80, colours).encoded(as: .png, pngCompression: 0)
+        }
+        try stored([.red, .green, .blue, .yellow]).write(to: source)
+        try FileManager.default.setAttributes([.modificationDate: Self.old], ofItemAtPath: source.path)
+        var run = try await space.run(manifest: Self.manifest)
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(run.report?.row(2)?.status == "written" && run.report?.row(2)?.cache == "miss")
+        #expect(run.report?.row(2)?.out == "a-40x32.png")
+        #expect(run.report?.row(4)?.status == "unchanged")
+        try await Self.settle()
+        _ = try await space.run(manifest: Self.manifest)
+        let served = try await space.run(manifest: Self.manifest)
+        #expect(served.report?.row(2)?.status == "unchanged")
+
+        // The same size, other pixels, written in place (a new modification time).
+        let other = try stored([.blue, .yellow, .red, .green])
+        #expect(other.count == (try Data(contentsOf: source)).count)
+        let handle = try FileHandle(forWritingTo: source)
+        try handle.write(contentsOf: other)
+        try handle.close()
+        run = try await space.run(manifest: Self.manifest)
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(run.report?.row(2)?.status == "written" && run.report?.row(2)?.cache == "miss")
+        #expect(run.report?.row(2)?.source_sha256 != served.report?.row(2)?.source_sha256)
+        #expect(run.report?.row(2)?.sha256 != served.report?.row(2)?.sha256)
+        #expect(run.report?.row(4)?.sha256 == slow.row(4)?.sha256)
+    }
+
+    @Test("A changed recipe renders again, and changing it back is served again")
+    func recipeChanged() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        let run = try await space.run(manifest: Self.manifest, ["--quality", "30"])
+        #expect(run.report?.row(5)?.status == "written" && run.report?.row(5)?.cache == "miss")
+        #expect(run.report?.row(5)?.sha256 != slow.row(5)?.sha256)
+        let back = try await space.run(manifest: Self.manifest)
+        #expect(back.report?.row(5)?.status == "written" && back.report?.row(5)?.cache == "hit")
+        #expect(back.report?.row(5)?.sha256 == slow.row(5)?.sha256)
+        #expect(Self.facts(back.report).prefix(3) == Self.facts(slow).prefix(3))
+    }
+
+    @Test("A damaged, truncated or foreign journal is ignored, and the run is right")
+    func damagedJournal() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        let journal = try #require(Self.journals(space).first)
+        let whole = try Data(contentsOf: journal)
+        var flipped = whole
+        flipped[whole.count / 2] ^= 0x01
+        // Another version's journal, whole and with a valid checksum.
+        var foreign = [UInt8](whole.dropLast(32))
+        foreign[16] = 99
+        foreign += foreign.withUnsafeBytes(JournalFormat.check)
+        for damaged in [flipped, whole.prefix(whole.count - 7), whole.prefix(40), Data(), Data(foreign)] {
+            try damaged.write(to: journal)
+            let run = try await space.run(manifest: Self.manifest)
+            #expect(run.status == 0, "\(run.result.stderr)")
+            #expect(Self.facts(run.report) == Self.facts(slow))
+        }
+        // Written whole again by the last run: the next one is served as before.
+        let run = try await space.run(manifest: Self.manifest)
+        #expect(Self.facts(run.report) == Self.facts(slow))
+    }
+
+    @Test("Another --out folder's journal, or the same journal in another cache, is not trusted")
+    func foreignFolders() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        let journal = try #require(Self.journals(space).first)
+        // Another --out with the same names, three of them other bytes of the same sizes,
+        // given this journal under its own name.
+        let other = space.folder.file("other")
+        try FileManager.default.copyItem(at: space.out, to: other)
+        for name in ["a-40x20.png", "a-20x10.png", "b-20x13.jpg"] {
+            var bytes = try Data(contentsOf: other.appendingPathComponent(name))
+            bytes[bytes.count - 5] ^= 0xff
+            try bytes.write(to: other.appendingPathComponent(name))
+        }
+        let real = try #require(realpath(other.path, nil))
+        let name = ContentDigest.of(text: String(cString: real))
+        free(real)
+        try FileManager.default.copyItem(at: journal, to: journal.deletingLastPathComponent().appendingPathComponent(name))
+        let url = try space.folder.write(Self.manifest, to: "manifest.csv")
+        let report = space.folder.file("other.json")
+        var result = try await CLIRunner.run([url.path, "--out", other.path, "--report", report.path],
+                                             cacheDirectory: space.cache)
+        #expect(result.status == 0, "\(result.stderr)")
+        let rows = try Report.read(report).rows
+        #expect(rows.map(\.status) == ["written", "written", "unchanged", "written"])
+        #expect(rows.map(\.sha256) == slow.rows.map(\.sha256))
+
+        // The whole cache copied elsewhere: its journal names the first cache.
+        let copy = space.folder.file("cache-copy")
+        try FileManager.default.copyItem(at: space.cache, to: copy)
+        result = try await CLIRunner.run([url.path, "--out", space.out.path, "--report", report.path],
+                                         cacheDirectory: copy)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Self.facts(try Report.read(report)) == Self.facts(slow))
+    }
+
+    @Test("Rows sharing one path keep the claims' rules when the journal serves them")
+    func sharedPaths() async throws {
+        let manifest = CSV.manifest(["src", "size", "out", "id"], [
+            ["a.png", "40", "x.png", "first"], ["a.png", "40", "x.png", "twin"], ["b.png", "40", "x.png", "other"],
+        ])
+        let (space, slow) = try await Self.warmedUp(manifest, status: 1)
+        #expect(slow.rows.map(\.status) == ["unchanged", "unchanged", "failed"])
+        #expect(slow.row(4)?.error?.code == "output_conflict")
+        for _ in 0..<2 {
+            let run = try await space.run(manifest: manifest)
+            #expect(run.status == 1)
+            #expect(Self.facts(run.report) == Self.facts(slow))
+        }
+    }
+
+    @Test("A dry run reads the journal and leaves it as it is")
+    func dryRun() async throws {
+        let (space, _) = try await Self.warmedUp()
+        let journal = try #require(Self.journals(space).first)
+        let before = try Data(contentsOf: journal)
+        let run = try await space.run(manifest: Self.manifest, ["--dry-run"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(run.report?.rows.map(\.plan) == ["keep", "keep", "keep", "keep"])
+        #expect(try Data(contentsOf: journal) == before)
+    }
+
+    @Test("After cache clear or prune, the outputs in place are rendered again, as without a journal")
+    func cacheCleared() async throws {
+        let (space, slow) = try await Self.warmedUp()
+        _ = try await space.run(manifest: Self.manifest)
+        var result = try await CLIRunner.run(["cache", "prune", "--max-size", "0", "--cache-dir", space.cache.path],
+                                             cacheDirectory: space.cache)
+        #expect(result.status == 0, "\(result.stderr)")
+        var run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.rows.map(\.status) == ["unchanged", "unchanged", "unchanged", "unchanged"])
+        #expect(run.report?.rows.map(\.cache) == ["miss", "miss", "miss", "miss"])
+        #expect(run.report?.rows.map(\.sha256) == slow.rows.map(\.sha256))
+        try await Self.settle()
+        _ = try await space.run(manifest: Self.manifest)
+        _ = try await space.run(manifest: Self.manifest)
+        result = try await CLIRunner.run(["cache", "clear", "--cache-dir", space.cache.path], cacheDirectory: space.cache)
+        #expect(result.status == 0, "\(result.stderr)")
+        run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.rows.map(\.cache) == ["miss", "miss", "miss", "miss"])
+        #expect(run.report?.rows.map(\.status) == ["unchanged", "unchanged", "unchanged", "unchanged"])
+    }
+}

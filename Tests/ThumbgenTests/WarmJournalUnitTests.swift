@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// The warm journal inside one process: which rows it vouched for, and what it refuses.
+@Suite("Warm journal: in process")
+struct WarmJournalUnitTests {
+    /// Runs `requests` through a pipeline writing to `out` with the cache at `cache`; the
+    /// results in row order, and what the run's journal noted.
+    static func run(_ requests: [ThumbnailRequest], out: URL, cache: URL) throws
+        -> (results: [RowResult], counts: (kept: Int, fresh: Int)?)
+    {
+        var configuration = PipelineConfiguration(outputDirectory: out)
+        configuration.cache = try ThumbnailCache(directory: cache)
+        let collector = ResultCollector()
+        let pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
+        requests.forEach(pipeline.submit)
+        pipeline.waitUntilFinished()
+        return (collector.all.sorted { $0.row < $1.row }, pipeline.planner.journal?.counts)
+    }
+
+    static func requests(_ folder: TemporaryDirectory) throws -> [ThumbnailRequest] {
+        let url = try folder.write(try RawImage.quadrants(width: 90, height: 60).encoded(as: .png), to: "a.png")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 978_307_200)],
+                                              ofItemAtPath: url.path)
+        return [30, 20, 10].enumerated().map { index, width in
+            var spec = ThumbnailSpec()
+            spec.box = TargetBox(width: width, height: nil)
+            return ThumbnailRequest(row: index + 2, id: String(index + 2), sourceText: "a.png", source: .file(url.path),
+                                    outTemplate: "{name}-{w}x{h}.png", spec: spec)
+        }
+    }
+
+    @Test("The third run is served by the journal the second wrote, with the same results")
+    func served() async throws {
+        let folder = try TemporaryDirectory("journal")
+        let requests = try Self.requests(folder)
+        let (out, cache) = (folder.file("out"), folder.file("cache"))
+        let first = try Self.run(requests, out: out, cache: cache)
+        #expect(first.results.map(\.status) == [.written, .written, .written])
+        #expect(first.counts?.kept == 0 && first.counts?.fresh == 0)
+        try await Task.sleep(for: .milliseconds(1100))
+        let second = try Self.run(requests, out: out, cache: cache)
+        #expect(second.counts?.kept == 0 && second.counts?.fresh == 3)
+        let third = try Self.run(requests, out: out, cache: cache)
+        #expect(third.counts?.kept == 3 && third.counts?.fresh == 0)
+        #expect(third.results.map(\.jsonRecord) == second.results.map(\.jsonRecord))
+
+        // A journal whose bytes were damaged is not read: the slow path proves the rows again.
+        let journal = try #require(WarmJournal(cache: try ThumbnailCache(directory: cache), outputDirectory: out))
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: journal.path))
+        bytes[bytes.count / 3] ^= 0x40
+        try bytes.write(to: URL(fileURLWithPath: journal.path))
+        let fourth = try Self.run(requests, out: out, cache: cache)
+        #expect(fourth.counts?.kept == 0 && fourth.counts?.fresh == 3)
+        #expect(fourth.results.map(\.jsonRecord) == second.results.map(\.jsonRecord))
+    }
+
+    @Test("A journal read back whole is the journal written; one cut anywhere is refused")
+    func roundTrip() throws {
+        let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)
+        let source = JournalSource(path: "/src/a.png", stamp: stamp, digest: [UInt8](repeating: 7, count: 32),
+                                   record: stamp, recordName: [UInt8](repeating: 9, count: 32))
+        let key = [UInt8](repeating: 0xab, count: 32)
+        let record = OutputRecord(sha256: String(repeating: "c", count: 64), width: 30, height: 20, format: .png, bytes: 99)
+        let entry = JournalEntry(
+            hash: JournalFormat.entryHash(sourcePath: source.path, key: key, template: "{row}.png", row: 7),
+            source: 0, template: "{row}.png", path: "7.png", row: 7, key: key, record: record,
+            recordStamp: stamp, outStamp: stamp)
+        var notes = JournalNotes()
+        notes.add(entry, source: source)
+        let identity = JournalIdentity(outPath: "/out", outDevice: 1, outInode: 2, cacheRoot: "/cache",
+                                       cacheDevice: 3, cacheInode: 4)
+        let folders = CacheFolderStamps(stamps: [FileStamp?](repeating: stamp, count: CacheFolderStamps.count))
+        var written: [UInt8] = []
+        #expect(notes.write(identity: identity, folders: folders, previous: nil) { written += $0; return true })
+        let index = try #require(JournalIndex(bytes: written))
+        #expect(index.identity == identity && index.folders == folders && index.entryCount == 1)
+        let found = index.bytes.withUnsafeBytes { raw in
+            index.probeEntries(hash: entry.hash) { offset in JournalEntry.record(JournalReader(bytes: raw), at: offset) }
+        }
+        #expect(found == record)
+        for cut in [0, 1, 72, written.count / 2, written.count - 33, written.count - 1] {
+            #expect(JournalIndex(bytes: Array(written.prefix(cut))) == nil, "cut at \(cut)")
+        }
+    }
+}
