@@ -140,6 +140,10 @@ public final class Pipeline: Sendable {
     /// queued operations over: rows that missed the cache join the batch from other threads.
     private func admit(row: Int) {
         if gate.tryEnter(row: row) { return }
+        // Rows admitted but still waiting to be batched hold places in the gate: handed over
+        // now, or a source with more rows than the gate has places would be planned only
+        // once its own rows finished, one source at a time (a ten-sizes run used one core).
+        handOverChecks()
         flush()
         // Rather than sleep, plan rows waiting for a thread (a warm run's rows are planned
         // faster than threads are woken).
