@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Tells an embedded ICC profile that is sRGB by its content, so that its pixels can skip the
 /// profile transform: they are sRGB already, and building an lcms transform costs more than
@@ -31,6 +32,22 @@ enum SRGBProfile {
     private static let whites: [[Double]] = [[0.9642, 1.0, 0.8249], [0.9505, 1.0, 1.0890]]
     private static let lookupTags: Set<String> = ["A2B0", "A2B1", "A2B2", "B2A0", "B2A1", "B2A2",
                                                  "D2B0", "D2B1", "D2B2", "D2B3"]
+
+    /// `matches`, remembered per distinct profile: a photo set carries a handful of
+    /// profiles, and every output of a source would otherwise judge the same bytes again
+    /// (768 curve evaluations each). At most `rememberedLimit` are kept.
+    static func isSRGB(_ profile: [UInt8]) -> Bool {
+        if let known = remembered.withLock({ $0[profile] }) { return known }
+        let verdict = matches(profile)
+        remembered.withLock { memo in
+            if memo.count >= rememberedLimit { memo.removeAll() }
+            memo[profile] = verdict
+        }
+        return verdict
+    }
+
+    private static let rememberedLimit = 64
+    private static let remembered = Mutex<[[UInt8]: Bool]>([:])
 
     /// Whether `profile` (an ICC profile's bytes) transforms RGB pixels as sRGB does.
     static func matches(_ profile: [UInt8]) -> Bool {

@@ -172,7 +172,7 @@ struct ThumbnailRenderer: Sendable {
         if image.hasICCProfile {
             // RGB pixels under a profile that is sRGB by its content are sRGB already.
             if image.bands - (image.hasAlpha ? 1 : 0) == 3, let profile = image.iccProfile,
-               SRGBProfile.matches(profile) {
+               SRGBProfile.isSRGB(profile) {
                 return image
             }
             // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
