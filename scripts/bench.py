@@ -37,7 +37,9 @@ from pathlib import Path
 SIZE = 256
 QUALITY = 80
 LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-base", "thumbgen-base-1size",
-                    "pyvips", "vipsthumbnail", "pillow")
+                    "thumbgen-2shards", "pyvips", "vipsthumbnail", "pillow")
+# thumbgen-2shards: the manifest as two shard processes at once (--shard 0/2 and 1/2, --jobs 1
+# each: a core each), into one --out and one cache, against thumbgen's one process of --jobs 2.
 # thumbgen-base and thumbgen-base-1size: the same runs as thumbgen and thumbgen-1size with
 # another build (--baseline BIN), so that a before/after table comes from one alternated run.
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
@@ -49,7 +51,7 @@ WORKLOADS = ("wallpapers", "small", "sizes10")
 # sources at one width (176) and a naive pyvips script that calls thumbnail ten times a source.
 SIZES10 = tuple(range(32, 177, 16))
 SIZES10_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-base", "thumbgen-base-1size",
-                      "pyvips")
+                      "thumbgen-2shards", "pyvips")
 SIZES10_TARGET = 2.5
 SMALL_WIDTH, SMALL_HEIGHT, SMALL_QUALITY = 800, 500, 85
 SMALL_COUNT = 2006
@@ -331,6 +333,10 @@ def contender_commands(name, outdir, files, thumbgen, connections=16, baseline="
     if name == "thumbgen-1size":
         # The 10-size workload's sources at its largest size only: what ten sizes cost over one.
         return [[thumbgen, str(files["manifest1"]), *thumbgen_flags]]
+    if name == "thumbgen-2shards":
+        # Two shards of the same manifest at once, a core each, as two machines would run them.
+        return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--shard", f"{i}/2", "--jobs", "1"]
+                for i in (0, 1)]
     if name == "thumbgen-inproc":
         # The same run with decode/render/encode in the parent, as before worker isolation.
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--isolation", "none"]]
@@ -835,6 +841,17 @@ def print_sizes_summary(runs_by_contender):
           + (f"   against naive pyvips {statistics.median(pyvips):.2f}" if pyvips else ""))
 
 
+def print_shards_summary(workload, runs_by_contender):
+    """One process against two shard processes on this machine, per round."""
+    walls = per_round_ratios(runs_by_contender, "thumbgen-2shards", "thumbgen", "wall")
+    if not walls:
+        return
+    cpus = per_round_ratios(runs_by_contender, "thumbgen-2shards", "thumbgen", "cpu")
+    print(f"shards [{workload}]: wall thumbgen-2shards / thumbgen = {statistics.median(walls):.3f} "
+          f"({min(walls):.3f}-{max(walls):.3f})   cpu {statistics.median(cpus):.3f} "
+          f"({min(cpus):.3f}-{max(cpus):.3f})   (median and range of {len(walls)} per-round ratios)")
+
+
 def print_isolation_summary(workload, runs_by_contender):
     """The issue's check: thumbgen (workers) against thumbgen --isolation none, per round."""
     describe = lambda ratios: (f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f})"
@@ -1164,6 +1181,7 @@ def run_workload(args, workload, sources, contenders, net, logdir):
           f"{SIZE}x{SIZE} inside, JPEG q{QUALITY}; {os.cpu_count()} CPUs")
     print_table(runs_by_contender, lambda name: expected_outputs(name, workload, len(sources)))
     print_isolation_summary(workload, runs_by_contender)
+    print_shards_summary(workload, runs_by_contender)
     if workload == "sizes10":
         print_sizes_summary(runs_by_contender)
     if network:

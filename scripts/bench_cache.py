@@ -2,10 +2,10 @@
 """The cache half of scripts/bench: how much a second run costs (run scripts/bench; it sets up).
 
     bench_cache.py --bench-dir DIR --thumbgen BIN --rounds N [--rows 100000] [--dry-rows 1000000]
-                   [--baseline BIN] [--cases local,network,rows,dry-run]
+                   [--baseline BIN] [--cases local,network,rows,dry-run,remote] [--remote-images 300]
                    [--base-url URL --access-log FILE]
 
-Four cases, each printed as a table of medians over the rounds:
+Five cases, each printed as a table of medians over the rounds:
 
   local    the benchmark corpus (DIR/manifest.csv, written by bench.py) from local files.
            Per round: a cold run (empty cache, empty --out), then a warm run (same cache, same
@@ -21,6 +21,15 @@ Four cases, each printed as a table of medians over the rounds:
   dry-run  --dry-rows rows (default 1,000,000): the same images at 50 sizes, over the rows
            case's cache and --out (a tenth cached and in place, the rest to render), with
            --dry-run (the rows case runs first). Target: at most 15 s.
+
+  remote   --remote-images JPEGs (default 300, 1600x1000, generated) against a remote cache on a
+           private nginx with its WebDAV module (127.0.0.1, started here). Per round, each in
+           fresh folders: a cold run without a remote and a cold run with an empty remote
+           (their order alternating), whose ratio is the upload overhead (target: at most
+           1.05; the remote run's time includes flushing its uploads); a local refill (the
+           first run's cache, --out emptied) and a remote-warm run (empty cache, empty --out,
+           the remote the second run filled), each per row. nginx's log must show no PUT in
+           the remote-warm runs.
 
 With --baseline BIN, the rows and dry-run cases run BIN and --thumbgen in turn each round,
 each over a cache and --out of its own, and print both (before, after). Each invocation uses a fresh
@@ -265,6 +274,132 @@ def dry_run_case(thumbgen, baseline, work, rows, dry_rows, rounds, folders):
     return ok
 
 
+def make_remote_case(work, images):
+    """JPEGs of 1600x1000 (q85; a gradient under noise, each image seeded by its number, so
+    the same files every time) and a manifest naming each once."""
+    folder = work / "remote-v1"
+    manifest = folder / f"manifest-{images}.csv"
+    if manifest.exists() and len(list((folder / "img").glob("*.jpg"))) >= images:
+        return manifest
+    import pyvips
+    (folder / "img").mkdir(parents=True, exist_ok=True)
+    for i in range(images):
+        path = folder / "img" / f"r{i:05d}.jpg"
+        if not path.exists():
+            gradient = pyvips.Image.xyz(1600, 1000)[0] * (255 / 1600)
+            noise = pyvips.Image.gaussnoise(1600, 1000, sigma=24, mean=0, seed=i)
+            image = (gradient + noise).bandjoin([gradient * 0 + (i * 37) % 256, 255 - gradient])
+            image.cast("uchar").write_to_file(str(path), Q=85)
+    with open(manifest, "w", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(["src"])
+        writer.writerows([f"img/r{i:05d}.jpg"] for i in range(images))
+    return manifest
+
+
+def start_dav_nginx(folder):
+    """A private nginx taking GET, HEAD and PUT under /cache (dav_methods PUT,
+    create_full_put_path): the remote cache. Returns (process, base URL, access log)."""
+    import socket
+    shutil.rmtree(folder, ignore_errors=True)
+    for sub in ("www/cache", "tmp", "logs"):
+        (folder / sub).mkdir(parents=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    d = folder
+    (d / "nginx.conf").write_text(f"""daemon off;
+master_process off;
+worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/logs/error.log warn;
+events {{ worker_connections 512; }}
+http {{
+    client_body_temp_path {d}/tmp/body;
+    proxy_temp_path {d}/tmp/proxy;
+    fastcgi_temp_path {d}/tmp/fastcgi;
+    uwsgi_temp_path {d}/tmp/uwsgi;
+    scgi_temp_path {d}/tmp/scgi;
+    log_format methods '$request_method $uri $status';
+    access_log {d}/logs/access.log methods;
+    client_max_body_size 200m;
+    keepalive_requests 100000;
+    server {{
+        listen 127.0.0.1:{port};
+        root {d}/www;
+        location /cache/ {{ dav_methods PUT; create_full_put_path on; }}
+    }}
+}}
+""")
+    process = subprocess.Popen(["nginx", "-p", str(d), "-c", str(d / "nginx.conf"), "-e", str(d / "logs/error.log")],
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return process, f"http://127.0.0.1:{port}/cache", d / "logs/access.log"
+        except OSError:
+            time.sleep(0.05)
+    process.kill()
+    sys.exit(f"bench_cache: the WebDAV nginx did not start (log: {d}/logs/error.log)")
+
+
+def remote_case(thumbgen, work, rounds, images):
+    """Upload overhead on a cold run, and the remote-warm cost per row against a local refill."""
+    manifest = make_remote_case(work, images)
+    run = fresh_run_folder(work)
+    nginx, base, access_log = start_dav_nginx(run / "nginx")
+    results = {kind: [] for kind in ("cold", "cold+remote", "refill", "remote-warm")}
+    puts_when_warm = 0
+    try:
+        for round_no in range(1, rounds + 1):
+            folder = run / f"r{round_no}"
+            remote = ["--remote-cache", f"{base}/r{round_no}"]
+            # Three digits of rows/s are not worth a noisy order: the two cold runs alternate.
+            colds = [("cold", []), ("cold+remote", remote)]
+            if round_no % 2 == 0:
+                colds.reverse()
+            steps = colds + [("refill", []), ("remote-warm", remote)]
+            for kind, extra in steps:
+                # refill reuses the plain cold run's cache with an empty --out; the others start empty.
+                cache = folder / ("cold-cache" if kind in ("cold", "refill") else f"{kind}-cache")
+                out = folder / f"{kind}-out"
+                offset = access_log.stat().st_size
+                command = [thumbgen, str(manifest), "--out", str(out), "--cache-dir", str(cache), *FLAGS, *extra]
+                wall, cpu, rss, tail = timed(command, work / f"remote-{kind}-r{round_no}.err")
+                with open(access_log) as f:
+                    f.seek(offset)
+                    methods = [line.split()[0] for line in f if line.strip()]
+                if kind == "remote-warm":
+                    puts_when_warm += methods.count("PUT")
+                results[kind].append((wall, cpu, rss))
+                print(f"  remote round {round_no} {kind:<12} wall {wall:6.2f} s  cpu {cpu:6.2f} s  rss {rss:6.1f} MiB"
+                      f"  requests {len(methods)} (PUT {methods.count('PUT')})   [{tail.removeprefix('thumbgen: ')}]")
+    finally:
+        nginx.terminate()
+        nginx.wait()
+    median = {kind: statistics.median(r[0] for r in runs) for kind, runs in results.items()}
+    print(f"\nremote cache on a private nginx WebDAV (127.0.0.1), {images} JPEGs of 1600x1000, one row each "
+          f"(medians over {rounds} rounds)")
+    print("| run | wall s | CPU s | peak RSS MiB | ms per row | against |")
+    print("|---|---|---|---|---|---|")
+    against = {"cold": "", "cold+remote": f"{median['cold+remote'] / median['cold']:.3f} x cold",
+               "refill": "", "remote-warm": f"{median['remote-warm'] / median['refill']:.2f} x refill"}
+    labels = {"cold": "cold, no remote", "cold+remote": "cold, empty remote (uploads, flushed)",
+              "refill": "local refill: local cache, empty --out", "remote-warm": "remote-warm: empty cache and --out"}
+    for kind, runs in results.items():
+        print(f"| {labels[kind]} | {median[kind]:.2f} | {statistics.median(r[1] for r in runs):.2f} | "
+              f"{max(r[2] for r in runs):.1f} | {1000 * median[kind] / images:.2f} | {against[kind]} |")
+    extra = 1000 * (median["remote-warm"] - median["refill"]) / images
+    print(f"remote-warm costs {extra:.2f} ms per row more than a local refill (process start-up, in both, "
+          f"cancels out; ms per row above includes it)")
+    ratios = [c[0] / p[0] for c, p in zip(results["cold+remote"], results["cold"])]
+    overhead = median["cold+remote"] / median["cold"]
+    ok = overhead <= 1.05 and puts_when_warm == 0
+    print(f"upload overhead {overhead:.3f} (per round {min(ratios):.3f}-{max(ratios):.3f}; target at most 1.05: "
+          f"{'met' if overhead <= 1.05 else 'MISSED'}); PUTs in remote-warm runs: {puts_when_warm} (target 0)")
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bench-dir", required=True)
@@ -275,6 +410,7 @@ def main():
     parser.add_argument("--baseline", default="", help="another thumbgen, run in turn with --thumbgen "
                         "each round of the rows and dry-run cases (before/after)")
     parser.add_argument("--cases", default="local,network,rows")
+    parser.add_argument("--remote-images", type=int, default=300)
     parser.add_argument("--base-url", default="")
     parser.add_argument("--access-log", default="")
     args = parser.parse_args()
@@ -308,6 +444,10 @@ def main():
         if "dry-run" in cases:
             print(f"\n== cache: {args.dry_rows:,}-row dry run ==")
             ok &= dry_run_case(args.thumbgen, args.baseline, work, args.rows, args.dry_rows, args.rounds, folders)
+        remove_old_run_folders(work)
+    if "remote" in cases:
+        print(f"\n== cache: a remote cache behind the local one ==")
+        ok &= remote_case(args.thumbgen, work, args.rounds, args.remote_images)
         remove_old_run_folders(work)
     sys.exit(0 if ok else 1)
 

@@ -1,9 +1,10 @@
 import ArgumentParser
+import Foundation
 import Thumbgen
 
 /// Flags that give a default to a manifest column; a row's own value wins over them.
 struct ColumnDefaults: ParsableArguments {
-    @Option(help: "Default target box, as WxH, W or xH in pixels (column `size`).")
+    @Option(help: "Default target box, as WxH, W or xH in pixels (column `size`). For folders, globs and image files, a comma-separated list (320,640,1280) makes a row per size.")
     var size: String?
 
     @Option(help: "Default target width in pixels (column `width`).")
@@ -30,8 +31,11 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default resampling kernel: nearest, linear, cubic, mitchell, lanczos2 or lanczos3 (column `kernel`).")
     var kernel: String?
 
-    @Option(help: "Default output format: auto, jpeg, png, webp, avif, jxl, gif or tiff (column `format`).")
+    @Option(help: "Default output format: auto, jpeg, png, webp, avif, jxl, gif or tiff (column `format`). For folders, globs and image files, a comma-separated list (webp,jpeg) makes a row per format.")
     var format: String?
+
+    @Option(help: "Default output path under --out, with placeholders such as {dir}, {name}, {w}, {h} and {ext} (column `out`; default {name}-{w}x{h}.{ext}, or {dir}/{name}-{w}x{h}.{ext} for a walked folder).")
+    var outTemplate: String?
 
     @Option(help: "Default quality from 1 to 100 (column `quality`); each format has its own default.")
     var quality: Int?
@@ -42,10 +46,25 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default priority: very-low, low, normal, high or very-high (column `priority`).")
     var priority: String?
 
-    /// The defaults as the text a manifest cell would hold, by column.
+    /// The `--size` list's items (one for a plain size).
+    var sizes: [String] { Self.items(size) }
+
+    /// The `--format` list's items (one for a plain format).
+    var formats: [String] { Self.items(format) }
+
+    /// Refuses lists for a manifest, whose rows each have one size and one format.
+    func checkSingleValues() throws {
+        for (flag, items) in [("--size", sizes), ("--format", formats)] where items.count > 1 {
+            throw ValidationError("\(flag) lists \(items.count) values, but a manifest row has one; give folders, globs or image files (or run `thumbgen manifest`) to make a row for each")
+        }
+    }
+
+    /// The defaults as the text a manifest cell would hold, by column (a list of several
+    /// sizes or formats is not a default: `TreeManifest` makes a row for each).
     var values: [ManifestColumn: String] {
         var values: [ManifestColumn: String] = [:]
-        values[.size] = size
+        values[.size] = sizes.count == 1 ? sizes[0] : nil
+        values[.out] = outTemplate
         values[.width] = width.map(String.init)
         values[.height] = height.map(String.init)
         values[.fit] = fit
@@ -54,19 +73,28 @@ struct ColumnDefaults: ParsableArguments {
         values[.upscale] = upscale ? "true" : nil
         values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel
-        values[.format] = format
+        values[.format] = formats.count == 1 ? formats[0] : nil
         values[.quality] = quality.map(String.init)
         values[.background] = background
         values[.priority] = priority
         return values
     }
 
-    /// Rejects a bad default before any work, naming the flag and what it accepts.
+    /// Rejects a bad default before any work (each item of a list), naming the flag and what
+    /// it accepts.
     func validate() throws {
-        let probe = ManifestRecord(line: 0, values: [.src: "probe.jpg"])
-        if case .failure(let error) = RowParser(defaults: values, baseDirectory: "/").parse(probe) {
-            let flag = error.column.map { "--\($0)" } ?? "a default"
-            throw ValidationError("\(flag) \(error.value.map { "'\($0)' " } ?? "")\(error.reason)")
+        let probes = [values] + sizes.map { [.size: $0] } + formats.map { [.format: $0] }
+        for defaults in probes {
+            let probe = ManifestRecord(line: 0, values: [.src: "probe.jpg"])
+            if case .failure(let error) = RowParser(defaults: defaults, baseDirectory: "/").parse(probe) {
+                let flag = error.column.map { $0 == "out" ? "--out-template" : "--\($0)" } ?? "a default"
+                throw ValidationError("\(flag) \(error.value.map { "'\($0)' " } ?? "")\(error.reason)")
+            }
         }
+    }
+
+    /// The comma-separated items of `list`, trimmed, empty ones dropped.
+    private static func items(_ list: String?) -> [String] {
+        (list ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 }

@@ -35,6 +35,7 @@ struct ExplainCommand: ParsableCommand {
 
     func validate() throws {
         if rows.isEmpty { throw ValidationError("name at least one row (its number or its id)") }
+        try recipe.defaults.checkSingleValues()
     }
 
     func run() throws {

@@ -11,9 +11,21 @@ struct ManifestRunner {
         case error, never
     }
 
-    var manifest: String
+    /// What a run reads.
+    enum Input {
+        /// A manifest file, or `-` for standard input.
+        case manifest(String)
+        /// The rows of a walk over folders, globs and image files.
+        case tree(TreeManifest)
+    }
+
+    var input: Input
     var jsonLines: Bool
     var report: String?
+    /// The `--index` file's path.
+    var index: String?
+    /// What the index puts before each output's path in URLs.
+    var indexURLPrefix: String?
     /// The `--html` contact sheet's path.
     var html: String?
     /// The `--events` log's path (`-`: standard output).
@@ -28,6 +40,8 @@ struct ManifestRunner {
     var recipe: RecipeOptions
     /// `render` or `warm`, for the cache's run log.
     var command: String
+    /// `--shard`: the only rows run are this shard's (nil: every row).
+    var shard: Shard?
 
     /// Runs the manifest with `configuration`; `dryRun` only plans it.
     func run(_ configuration: PipelineConfiguration, dryRun: Bool = false) throws {
@@ -37,9 +51,16 @@ struct ManifestRunner {
         let trap = SignalTrap.shared
         trap.listen()
         let stop = trap.stop
-        let reader: ManifestReader
+        let reader: any RecordSource
         do {
-            reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop)
+            switch input {
+            case .manifest(let manifest):
+                reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
+                                            hashing: shard != nil)
+            case .tree(let tree):
+                tree.hashing = shard != nil
+                reader = tree
+            }
         } catch {
             // A signal while the header was awaited ends the run as interrupted, not as a bad
             // manifest.
@@ -51,7 +72,9 @@ struct ManifestRunner {
         }
         let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started)
         let recorder = outputs.recorder
-        if !jsonLines && manifest != "-" { countRows(into: outputs.progress) }
+        if case .manifest(let manifest) = input, !jsonLines && manifest != "-" {
+            countRows(manifest, into: outputs.progress)
+        }
         var configuration = configuration
         if let events = outputs.events { configuration.onEvent = { events.log($0) } }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
@@ -72,18 +95,22 @@ struct ManifestRunner {
         var manifestError: ManifestError?
         do {
             try stop.whileRegistered({ [pipeline] in pipeline.cancel() }) { () throws(ManifestError) in
-                try ManifestFeed.run(reader, parser: parser, pipeline: pipeline,
-                                    willRun: recorder.expect(line:))
+                try ManifestFeed.run(reader, parser: parser, pipeline: pipeline, shard: shard,
+                                    willRun: outputs.expect(line:))
             }
         } catch {
             manifestError = error
         }
 
+        // Uploads still queued are flushed (for a bounded time) before the run counts as over.
+        let remote = dryRun ? nil : configuration.cache?.remote?.finish(waiting: trap.receivedSignal == nil)
         let seconds = (ContinuousClock.now - started).inSeconds
-        let summary = try outputs.finish(seconds: seconds, reportPath: report)
-        if !quiet { printError(summary.line) }
+        let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
+        let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp)
+        if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
+        if !quiet, let remote { printError(remote.line) }
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {
-            RunLog(cache: cache).append(summary, command: command)
+            RunLog(cache: cache).append(summary, command: command, remote: remote)
         }
 
         switch trap.receivedSignal {
@@ -92,6 +119,7 @@ struct ManifestRunner {
         default: break
         }
         if let manifestError { throw fail(manifestError.description, ExitStatus.unusable) }
+        if case .tree(let tree) = input { try WalkOptions.report(tree.problems) }
         if summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
     }
 
@@ -99,16 +127,21 @@ struct ManifestRunner {
     /// total and a time left while the run reads the same file.
     /// Only a regular file is read twice: a pipe (`<(...)`, a FIFO) would lose to this reader
     /// the rows the run needs.
-    private func countRows(into progress: ProgressDisplay) {
+    private func countRows(_ manifest: String, into progress: ProgressDisplay) {
         var info = stat()
         guard progress.isShown, stat(manifest, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
-        let path = manifest
+        let (path, shard) = (manifest, self.shard)
         Thread.detachNewThread {
+            // A shard counts only its own rows, which takes the full reader (`Shard.owns` reads
+            // the `src` cell); without one, the byte scan counts them all.
+            guard let shard else {
+                if let count = CSVRecordCounter.dataRows(path: path) { progress.setTotal(count) }
+                return
+            }
             guard let reader = try? ManifestReader(path: path) else { return }
             var count = 0
             while let entry = try? reader.next() {
-                _ = entry
-                count += 1
+                if shard.owns(entry) { count += 1 }
             }
             progress.setTotal(count)
         }

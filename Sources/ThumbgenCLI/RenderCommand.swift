@@ -17,6 +17,10 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "Read and check every row and the cache, and report what a run would write, reuse, render or fetch, touching nothing (no connection, no decode, no file but the --report, --html and --events asked for).")
     var dryRun = false
 
+    func validate() throws {
+        if dryRun && manifest.run.index != nil { throw ValidationError("--dry-run writes no outputs to index; drop --index") }
+    }
+
     func run() throws {
         try manifest.execute(command: "render", outputDirectory: URL(fileURLWithPath: out), dryRun: dryRun)
     }

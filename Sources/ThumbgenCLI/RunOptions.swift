@@ -7,6 +7,12 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Write a JSON report with one record per row to this file.")
     var report: String?
 
+    @Option(help: "Write a JSON index of the outputs for web pages: for each source, its outputs by format with their width, height, bytes and path, and a ready srcset per format (schema in docs/index.schema.json).")
+    var index: String?
+
+    @Option(help: "The URL the --out folder is served at (such as /thumbs/), put before each path in the --index's url and srcset (default: paths relative to --out).")
+    var indexUrlPrefix: String?
+
     @Option(help: "Write an HTML contact sheet of every output (failures with their reason) to this file.")
     var html: String?
 
@@ -51,6 +57,12 @@ struct RunOptions: ParsableArguments {
     var events: String?
 
     func validate() throws {
+        if let indexUrlPrefix {
+            if index == nil { throw ValidationError("--index-url-prefix goes with --index") }
+            if indexUrlPrefix.contains(where: { $0 == "," || $0.isWhitespace }) {
+                throw ValidationError("--index-url-prefix '\(indexUrlPrefix)' holds a comma or a space, which would split a srcset candidate; percent-encode it")
+            }
+        }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let threadsPerImage, threadsPerImage < 1 {
             throw ValidationError("--threads-per-image must be at least 1")
@@ -81,9 +93,10 @@ struct RunOptions: ParsableArguments {
         return configuration
     }
 
-    /// The runner for `manifest` with these options and `recipe`'s.
-    func runner(manifest: String, recipe: RecipeOptions, command: String) -> ManifestRunner {
-        ManifestRunner(manifest: manifest, jsonLines: jsonLines, report: report, html: html,
+    /// The runner for `input` with these options and `recipe`'s.
+    func runner(input: ManifestRunner.Input, recipe: RecipeOptions, command: String) -> ManifestRunner {
+        ManifestRunner(input: input, jsonLines: jsonLines, report: report, index: index,
+                       indexURLPrefix: indexUrlPrefix, html: html,
                        events: events, quiet: quiet, verbose: verbose,
                        progress: ProgressDisplay.style(progress, quiet: quiet),
                        failOn: failOn, recipe: recipe, command: command)

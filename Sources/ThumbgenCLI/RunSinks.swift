@@ -10,7 +10,9 @@ final class RunSinks: Sendable {
     let progress: ProgressDisplay
     let events: EventLog?
     private let sheet: ContactSheet?
+    private let index: ImageIndex?
     private let htmlPath: String?
+    private let indexPath: String?
 
     /// Opens the files `runner` names; throws the exit status (3) for one that cannot be
     /// written, after saying which.
@@ -38,10 +40,16 @@ final class RunSinks: Sendable {
         } catch {
             throw unwritable(runner.events ?? "", "event log")
         }
+        do {
+            index = try runner.index.map { try ImageIndex(destination: URL(fileURLWithPath: $0), urlPrefix: runner.indexURLPrefix ?? "") }
+        } catch {
+            throw unwritable(runner.index ?? "", "index")
+        }
         htmlPath = runner.html
+        indexPath = runner.index
         let progress = ProgressDisplay(style: runner.progress)
         self.progress = progress
-        let (quiet, verbose, sheet, events) = (runner.quiet, runner.verbose, self.sheet, self.events)
+        let (quiet, verbose, sheet, events, index) = (runner.quiet, runner.verbose, self.sheet, self.events, self.index)
         // The event log and the progress display guard themselves; the sheet is fed in order.
         recorder = RunRecorder(report: stream, alongside: { result in
             progress.count(result)
@@ -49,15 +57,23 @@ final class RunSinks: Sendable {
         }, onEach: { result in
             if !quiet, let line = Self.line(for: result, verbose: verbose) { progress.print(line) }
             sheet?.add(result)
+            index?.add(result)
         })
     }
 
-    /// Ends the run's files and the progress line; returns the summary.
-    func finish(seconds: Double, reportPath: String?) throws -> RunSummary {
+    /// Notes that the record on `line` was read: its place in the report and the index.
+    func expect(line: Int) {
+        recorder.expect(line: line)
+        index?.expect(line: line)
+    }
+
+    /// Ends the run's files and the progress line (the report saying which `shard` it
+    /// covers, if one); returns the summary.
+    func finish(seconds: Double, reportPath: String?, shard: ReportShard? = nil) throws -> RunSummary {
         progress.finish()
         let summary: RunSummary
         do {
-            summary = try recorder.finish(seconds: seconds)
+            summary = try recorder.finish(seconds: seconds, shard: shard)
         } catch {
             printError("\(reportPath ?? ""): cannot write the report")
             throw ExitStatus.unwritable
@@ -66,6 +82,12 @@ final class RunSinks: Sendable {
             try sheet?.finish(summary: summary)
         } catch {
             printError("\(htmlPath ?? ""): cannot write the contact sheet")
+            throw ExitStatus.unwritable
+        }
+        do {
+            try index?.finish()
+        } catch {
+            printError("\(indexPath ?? ""): cannot write the index")
             throw ExitStatus.unwritable
         }
         return summary

@@ -19,6 +19,7 @@ struct WarmCommand: ParsableCommand {
 
     func validate() throws {
         if manifest.recipe.cache.noCache { throw ValidationError("warm fills the cache; it cannot run with --no-cache") }
+        if manifest.run.index != nil { throw ValidationError("warm writes no outputs to index; use --index with render") }
         if manifest.run.html != nil { throw ValidationError("warm writes no outputs to show; use --html with render") }
     }
 

@@ -118,9 +118,10 @@ struct HTTPSourceTests {
                                     "--stall-timeout", "120"])
         try runner.start()
         // Watched off the concurrency pool (see OffPool), so that a late wake-up cannot miss it;
-        // the interrupt goes in once the server has seen a request (or after 20 s at most).
+        // the interrupt goes in once the server has seen a request (or after 60 s at most: a
+        // debug build on a loaded CI box has taken tens of seconds to get there).
         try await OffPool.run {
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             while runner.isRunning, ContinuousClock.now < deadline, (try? server.counts().total) ?? 0 < 1 {
                 usleep(50_000)
             }
@@ -130,7 +131,7 @@ struct HTTPSourceTests {
         try #require(runner.isRunning, "the run ended before it could be interrupted: \(seen) requests seen; \(runner.stderrText)")
         runner.send(SIGINT)
         // Bounded: the transfers would take 90 s; aborted, the run ends in well under that.
-        let result = await runner.wait(timeout: .seconds(20))
+        let result = await runner.wait(timeout: .seconds(45))
         #expect(result.status == 130, "\(result.stderr)")
         let report = try Report.read(space.reportURL)
         #expect(report.summary.rows == 6 && report.summary.cancelled == 6)

@@ -55,6 +55,27 @@ struct RecipesTests {
         return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
+    @Test("Static site: src/images mirrored under _site/img, an index with /img/ srcsets; a rebuild renders nothing")
+    func staticSite() async throws {
+        let site = try TemporaryDirectory("recipe")
+        try site.write(try RawImage.quadrants(width: 1600, height: 1000).encoded(as: .jpeg), to: "src/images/2024/beach.jpg")
+        try site.write(try RawImage.quadrants(width: 800, height: 600).encoded(as: .png), to: "src/images/cover.png")
+        try site.write("not an image\n", to: "src/images/README.txt")
+        let script = try Self.recipe("static-site")
+        let first = try await Self.run(script, in: site)
+        #expect(first.status == 0, "\(first.output)")
+        let index = try ReportSchemaTests.json(site.file("_data/images.json"))
+        let sources = try #require(index["sources"] as? [[String: Any]])
+        #expect(sources.compactMap { $0["src"] as? String } == ["src/images/2024/beach.jpg", "src/images/cover.png"])
+        let beach = sources.first?["formats"] as? [String: [String: Any]]
+        #expect(beach?["webp"]?["srcset"] as? String
+                == "/img/2024/beach-320x200.webp 320w, /img/2024/beach-640x400.webp 640w, /img/2024/beach-1280x800.webp 1280w")
+        #expect(FileManager.default.fileExists(atPath: site.file("_site/img/2024/beach-1280x800.jpg").path))
+        #expect(FileManager.default.fileExists(atPath: site.file("_site/img/cover-800x600.webp").path))
+        let second = try await Self.run(script, in: site)
+        #expect(second.status == 0 && second.output.contains("12 rows: 0 written, 12 unchanged"), "\(second.output)")
+    }
+
     @Test("Once: outputs within the box, a report, a contact sheet")
     func firstRun() async throws {
         let site = try Self.site()

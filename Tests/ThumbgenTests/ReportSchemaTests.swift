@@ -9,7 +9,7 @@ struct ReportSchemaTests {
 
     /// The schema violations of the report at `url`, found by Python's `jsonschema` (Draft
     /// 2020-12); nil when the validator is not installed.
-    static func violations(_ url: URL) throws -> [String]? {
+    static func violations(_ url: URL, schema: URL = schema) throws -> [String]? {
         let script = """
             import json, sys
             try:

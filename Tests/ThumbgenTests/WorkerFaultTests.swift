@@ -187,38 +187,33 @@ struct WorkerFaultTests {
                                    environment: ["THUMBGEN_WORKER_FAULT": fault, "AWS_SECRET_ACCESS_KEY": "not-for-workers"])
         try runner.start()
         defer { runner.send(SIGKILL) }
-        // The worker holding the source, found by the fault it was handed.
-        let worker = try await OffPool.run { () -> String? in
-            let deadline = ContinuousClock.now + .seconds(60)
+        // A worker, found by the fault it was handed, once its hygiene is in place (after its
+        // first unit), read whole in one pass: a worker found as it starts, or one the pool
+        // retires, may be gone by the next read, so another is tried until one holds still.
+        let snapshot = try await OffPool.run { () -> (status: String, limits: String, environ: Data)? in
+            let deadline = ContinuousClock.now + .seconds(90)
             while ContinuousClock.now < deadline {
                 for pid in Self.processes(withEnvironmentContaining: fault) {
                     guard let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
-                          String(decoding: command, as: UTF8.self).contains("__worker") else { continue }
-                    return pid
+                          String(decoding: command, as: UTF8.self).contains("__worker"),
+                          let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+                          status.contains("Seccomp:\t2"),
+                          let limits = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
+                          let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
+                          !environ.isEmpty
+                    else { continue }
+                    return (status, limits, environ)
                 }
                 usleep(20_000)
             }
             return nil
         }
-        let pid = try #require(worker, "no worker process was found: \(runner.stderrText)")
-        // Found as it started, perhaps: its hygiene is in place once it has its first unit.
-        let status = try await OffPool.run { () -> String in
-            let deadline = ContinuousClock.now + .seconds(30)
-            var status = ""
-            repeat {
-                status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
-                if status.contains("Seccomp:\t2") { break }
-                usleep(20_000)
-            } while ContinuousClock.now < deadline
-            return status
-        }
+        // Found only with its seccomp filter on: none found fails here.
+        let (status, limits, environ) = try #require(snapshot, "no worker with its filter in place was found: \(runner.stderrText)")
         #expect(status.hasPrefix("Name:\tthumbgen-worker"), "\(status)")
         #expect(status.contains("NoNewPrivs:\t1"), "\(status)")
-        #expect(status.contains("Seccomp:\t2"), "\(status)")
-        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
         #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max core file size") && $0.contains(" 0 ") },
                 "\(limits)")
-        let environ = try #require(FileManager.default.contents(atPath: "/proc/\(pid)/environ"))
         let names = Set(String(decoding: environ, as: UTF8.self).split(separator: "\0").map { String($0.prefix { $0 != "=" }) })
         #expect(names.isSubset(of: ["TMPDIR", "LD_LIBRARY_PATH", "SWIFT_BACKTRACE", "LANG", "THUMBGEN_WORKER_FAULT"]),
                 "\(names)")

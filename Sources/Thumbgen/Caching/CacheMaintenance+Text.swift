@@ -63,13 +63,43 @@ extension CacheMaintenance.Stats: Encodable {
                  String(run.rows), String(run.hit), String(run.miss), String(run.revalidated),
                  String(run.failed), rate, String(format: "%.2f", run.seconds)], runWidths, names: 2))
         }
+        let remoteRuns = runs.suffix(shownRuns).filter { $0.remote != nil }
+        if !remoteRuns.isEmpty {
+            lines.append("")
+            lines.append("remote cache, runs that had one:")
+            let remoteWidths = [21, 8, 7, 7, 9, 8, 8, 7]
+            lines.append(CacheMaintenance.columns(
+                ["ended", "command", "hit", "miss", "rejected", "upload", "dropped", "failed"], remoteWidths, names: 2))
+            for run in remoteRuns {
+                guard let r = run.remote else { continue }
+                let ended = CacheMaintenance.text(time: Date(timeIntervalSince1970: run.endedAt))
+                let counts: [Int] = [r.hit, r.miss, r.rejected, r.upload, r.dropped, r.failed]
+                lines.append(CacheMaintenance.columns([ended, run.command] + counts.map(String.init),
+                                                      remoteWidths, names: 2))
+            }
+        }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension RemoteCacheCounts: Encodable {
+    private enum Key: String, CodingKey {
+        case hit, miss, rejected, upload, dropped, failed
+    }
+
+    /// `{hit, miss, rejected, upload, dropped, failed}`, as `cache stats --json` gives a run's.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for (key, value) in [(Key.hit, hit), (.miss, miss), (.rejected, rejected), (.upload, upload),
+                             (.dropped, dropped), (.failed, failed)] {
+            try container.encode(value, forKey: key)
+        }
     }
 }
 
 extension RunLog.Entry: Encodable {
     private enum Key: String, CodingKey {
-        case command, rows, hit, miss, revalidated, failed, seconds
+        case command, rows, hit, miss, revalidated, failed, seconds, remote
         case endedAt = "ended_at", hitRate = "hit_rate"
     }
 
@@ -85,6 +115,7 @@ extension RunLog.Entry: Encodable {
         }
         try container.encode(seconds, forKey: .seconds)
         try container.encode(hitRate, forKey: .hitRate)
+        try container.encode(remote, forKey: .remote)
     }
 }
 

@@ -57,13 +57,18 @@ struct OutputIndex: Sendable {
 
     /// Stores `record` under `key` (replacing any).
     func store(_ record: OutputRecord, key: String) {
+        layout.write(Self.entry(record).encoded, to: layout.path(.outputs, key))
+    }
+
+    /// The record's fields, as `decode` reads them.
+    static func entry(_ record: OutputRecord) -> CacheRecord {
         var entry = CacheRecord()
         entry["sha256"] = record.sha256
         entry["width"] = String(record.width)
         entry["height"] = String(record.height)
         entry["format"] = record.format.rawValue
         entry["bytes"] = String(record.bytes)
-        layout.write(entry.encoded, to: layout.path(.outputs, key))
+        return entry
     }
 
     /// Forgets `key` (its blob was found damaged).

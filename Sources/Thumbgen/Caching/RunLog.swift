@@ -24,6 +24,8 @@ public struct RunLog: Sendable {
         public var failed: Int
         /// Wall time in seconds.
         public var seconds: Double
+        /// What the run did with a remote cache; nil when it had none.
+        public var remote: RemoteCacheCounts? = nil
     }
 
     /// Runs kept.
@@ -35,8 +37,10 @@ public struct RunLog: Sendable {
         layout = cache.layout
     }
 
-    /// Adds a run, and drops the oldest beyond `kept`.
-    public func append(_ summary: RunSummary, command: String, now: Double = Date().timeIntervalSince1970) {
+    /// Adds a run (with its `remote` cache's counts, if it had one), and drops the oldest
+    /// beyond `kept`.
+    public func append(_ summary: RunSummary, command: String, remote: RemoteCacheCounts? = nil,
+                       now: Double = Date().timeIntervalSince1970) {
         var record = CacheRecord()
         record["command"] = command
         record["ended-at"] = String(now)
@@ -46,6 +50,9 @@ public struct RunLog: Sendable {
         record["revalidated"] = String(summary.cache?.revalidated ?? 0)
         record["failed"] = String(summary.failed)
         record["seconds"] = String(summary.seconds)
+        if let remote {
+            for (name, value) in Self.remoteFields(remote) { record["remote-" + name] = String(value) }
+        }
         let name = String(format: "%013.3f-%08x", now, UInt32.random(in: 0...UInt32.max))
         layout.write(record.encoded, to: layout.runsFolder + "/" + name)
         let names = fileNames()
@@ -64,8 +71,29 @@ public struct RunLog: Sendable {
                   let failed = r["failed"].flatMap(Int.init),
                   let seconds = r["seconds"].flatMap(Double.init) else { return nil }
             return Entry(command: command, endedAt: endedAt, rows: rows, hit: hit, miss: miss,
-                         revalidated: revalidated, failed: failed, seconds: seconds)
+                         revalidated: revalidated, failed: failed, seconds: seconds, remote: Self.remote(in: r))
         }
+    }
+
+    /// The remote counts a run record keeps, by field name (after `remote-`).
+    private static func remoteFields(_ counts: RemoteCacheCounts) -> [(String, Int)] {
+        [("hit", counts.hit), ("miss", counts.miss), ("rejected", counts.rejected),
+         ("upload", counts.upload), ("dropped", counts.dropped), ("failed", counts.failed)]
+    }
+
+    /// The remote counts of a run record; nil for a run without a remote (or written before
+    /// thumbgen had one).
+    private static func remote(in record: CacheRecord) -> RemoteCacheCounts? {
+        guard record["remote-hit"] != nil else { return nil }
+        func count(_ name: String) -> Int { record["remote-" + name].flatMap(Int.init) ?? 0 }
+        var counts = RemoteCacheCounts()
+        counts.hit = count("hit")
+        counts.miss = count("miss")
+        counts.rejected = count("rejected")
+        counts.upload = count("upload")
+        counts.dropped = count("dropped")
+        counts.failed = count("failed")
+        return counts
     }
 
     private func fileNames() -> [String] {

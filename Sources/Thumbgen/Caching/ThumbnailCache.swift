@@ -22,11 +22,14 @@ public final class ThumbnailCache: Sendable {
     let urls: URLIndex
     let files: FileIndex
     let recipes: RecipeHistory
+    /// The remote cache behind this one (`--remote-cache`), if any: asked on a local miss,
+    /// and sent what runs render and fetch (`ThumbnailCache+Remote.swift`).
+    public let remote: RemoteCache?
 
-    /// Opens (creating it if needed) the cache at `directory`; throws when it cannot be made
-    /// or written.
-    public convenience init(directory: URL) throws(CacheError) {
-        self.init(layout: CacheLayout(root: directory))
+    /// Opens (creating it if needed) the cache at `directory`, with `remote` behind it; throws
+    /// when it cannot be made or written.
+    public convenience init(directory: URL, remote: RemoteCache? = nil) throws(CacheError) {
+        self.init(layout: CacheLayout(root: directory), remote: remote)
         guard layout.create() else {
             throw CacheError(description: "\(directory.path): cannot create or write the cache directory")
         }
@@ -44,8 +47,9 @@ public final class ThumbnailCache: Sendable {
         self.init(layout: layout)
     }
 
-    private init(layout: CacheLayout) {
+    private init(layout: CacheLayout, remote: RemoteCache? = nil) {
         directory = layout.root
+        self.remote = remote
         self.layout = layout
         blobs = BlobStore(layout: layout)
         outputs = OutputIndex(layout: layout)
@@ -96,5 +100,6 @@ public final class ThumbnailCache: Sendable {
     func storeOutput(_ data: Data, record: OutputRecord, key: String) {
         blobs.put(data, digest: record.sha256)
         outputs.store(record, key: key)
+        remote?.upload(output: record, key: key, blobPath: blobs.path(record.sha256))
     }
 }

@@ -27,6 +27,7 @@ struct URLCachePolicy: Sendable {
         updated.lastModified = response.lastModified ?? record.lastModified
         if maxAge > 0 || freshness.storable {
             cache.urls.store(updated)
+            cache.remote?.upload(url: updated, blobPath: nil)
         } else {
             cache.urls.remove(record.url)
         }
@@ -44,9 +45,10 @@ struct URLCachePolicy: Sendable {
             if maxAge >= 0 { cache.urls.remove(url) }
             return nil
         }
-        cache.urls.store(URLRecord(url: url, digest: response.sha256, etag: response.etag,
-                                   lastModified: response.lastModified, storedAt: now,
-                                   freshFor: freshness.freshFor))
+        let record = URLRecord(url: url, digest: response.sha256, etag: response.etag,
+                               lastModified: response.lastModified, storedAt: now, freshFor: freshness.freshFor)
+        cache.urls.store(record)
+        cache.remote?.upload(url: record, blobPath: blob)
         return blob
     }
 }

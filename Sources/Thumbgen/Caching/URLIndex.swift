@@ -58,6 +58,11 @@ struct URLIndex: Sendable {
 
     /// Stores `record` (replacing any for its URL).
     func store(_ record: URLRecord) {
+        layout.write(Self.entry(record).encoded, to: path(record.url))
+    }
+
+    /// The record's fields, as `decode` reads them.
+    static func entry(_ record: URLRecord) -> CacheRecord {
         var entry = CacheRecord()
         entry["url"] = record.url
         entry["digest"] = record.digest
@@ -65,7 +70,7 @@ struct URLIndex: Sendable {
         entry["last-modified"] = record.lastModified
         entry["stored-at"] = String(record.storedAt)
         entry["fresh-for"] = String(record.freshFor)
-        layout.write(entry.encoded, to: path(record.url))
+        return entry
     }
 
     /// Forgets `url` (its body may not be stored, or its blob was damaged).

@@ -6,8 +6,8 @@ import Synchronization
 /// much as the plan, and woke a thread each.
 extension Pipeline {
     /// Rows planned by one work item, at least (a source's rows stay together) and at most.
-    static let checkBatch = 4
-    static let checkBatchLimit = 32
+    static let checkBatch = 8
+    static let checkBatchLimit = 64
 
     /// Queues `request` for its plan. A batch is handed over when it has `checkBatch` rows and
     /// the next row names another source: rows of one source, whose paths often differ only
@@ -69,7 +69,8 @@ extension Pipeline {
         }
         guard let batch else { return false }
         let settlements = Settlements()
-        for request in batch { carryOut(planner.plan(request), for: request, settling: settlements) }
+        var memo = LocalSourceMemo()
+        for request in batch { carryOut(planner.plan(request, memo: &memo), for: request, settling: settlements) }
         settle(settlements)
         // The batch's misses are jobs now: their operations go to the queues at once, not at
         // the reader's next flush (up to 50 ms later while it waits at a full gate, which left

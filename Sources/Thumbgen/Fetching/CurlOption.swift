@@ -27,6 +27,18 @@ enum CurlOption: String, CaseIterable, Sendable {
     case prereqFunction = "PREREQFUNCTION"
     case prereqData = "PREREQDATA"
     case httpHeader = "HTTPHEADER"
+    // The remote cache's requests (`CurlRequest`) only.
+    case customRequest = "CUSTOMREQUEST"
+    case postFields = "POSTFIELDS"
+    case postFieldSizeLarge = "POSTFIELDSIZE_LARGE"
+    case lowSpeedLimit = "LOW_SPEED_LIMIT"
+    case lowSpeedTime = "LOW_SPEED_TIME"
+    case username = "USERNAME"
+    case password = "PASSWORD"
+    case httpAuth = "HTTPAUTH"
+    case awsSigV4 = "AWS_SIGV4"
+    case netrc = "NETRC"
+    case netrcFile = "NETRC_FILE"
 
     /// The name libcurl's documentation gives it.
     var name: String { "CURLOPT_" + rawValue }
@@ -59,6 +71,17 @@ enum CurlOption: String, CaseIterable, Sendable {
         case .prereqFunction: CURLOPT_PREREQFUNCTION
         case .prereqData: CURLOPT_PREREQDATA
         case .httpHeader: CURLOPT_HTTPHEADER
+        case .customRequest: CURLOPT_CUSTOMREQUEST
+        case .postFields: CURLOPT_POSTFIELDS
+        case .postFieldSizeLarge: CURLOPT_POSTFIELDSIZE_LARGE
+        case .lowSpeedLimit: CURLOPT_LOW_SPEED_LIMIT
+        case .lowSpeedTime: CURLOPT_LOW_SPEED_TIME
+        case .username: CURLOPT_USERNAME
+        case .password: CURLOPT_PASSWORD
+        case .httpAuth: CURLOPT_HTTPAUTH
+        case .awsSigV4: CURLOPT_AWS_SIGV4
+        case .netrc: CURLOPT_NETRC
+        case .netrcFile: CURLOPT_NETRC_FILE
         }
     }
 

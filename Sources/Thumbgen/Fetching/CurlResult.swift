@@ -42,23 +42,31 @@ enum CurlResult: Sendable, Equatable {
             self = .tooLarge
             return
         }
+        self.init(code, message: transfer.message(for: code))
+    }
+
+    /// How a request that no callback of thumbgen's watched (the remote cache's `CurlRequest`)
+    /// ended, libcurl having finished it with `code`; `message` gives libcurl's words.
+    init(_ code: CURLcode, message: @autoclosure () -> String) {
         switch code {
         case CURLE_OK:
             self = .completed
         case CURLE_ABORTED_BY_CALLBACK:
             self = .aborted
         case CURLE_OPERATION_TIMEDOUT:
-            self = .timedOut(transfer.message(for: code))
+            self = .timedOut(message())
         case CURLE_TOO_MANY_REDIRECTS:
             self = .tooManyRedirects
         case CURLE_PARTIAL_FILE:
             self = .truncated
+        case CURLE_FILESIZE_EXCEEDED:
+            self = .tooLarge
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
              CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_SSL_CONNECT_ERROR,
              CURLE_HTTP2, CURLE_HTTP2_STREAM:
-            self = .connectionFailed(transfer.message(for: code))
+            self = .connectionFailed(message())
         default:
-            self = .failed(transfer.message(for: code))
+            self = .failed(message())
         }
     }
 }

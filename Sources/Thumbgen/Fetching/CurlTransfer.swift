@@ -96,14 +96,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// What `apply` (one of shim.h's typed setters, given the handle and the option's constant)
     /// returns, or, for an option the test-only `CurlOption.refusedForTesting` names, the
     /// `CURLE_UNKNOWN_OPTION` a libcurl without it would return. The one setopt wrapper.
-    private static func attempt(_ option: CurlOption, on handle: UnsafeMutableRawPointer,
+    static func attempt(_ option: CurlOption, on handle: UnsafeMutableRawPointer,
                                 _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) -> CURLcode {
         if CurlOption.refusedForTesting.contains(option) { return CURLE_UNKNOWN_OPTION }
         return apply(handle, option.code)
     }
 
     /// The error for an option libcurl refused with `code`.
-    private static func refusal(_ option: CurlOption, _ code: CURLcode,
+    static func refusal(_ option: CurlOption, _ code: CURLcode,
                                 _ missing: (consequence: String, remedy: String)?) -> FetchError {
         .setup(option: option.name, reason: String(cString: curl_easy_strerror(code)),
                consequence: missing?.consequence, remedy: missing?.remedy)
@@ -124,7 +124,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// `CURLOPT_PROTOCOLS_STR` (7.85) where libcurl has it, else the bitmask it replaced
     /// (7.19.4), which restricts just the same. Required whatever `--allow-private-network`
     /// says, since that flag is about addresses, not protocols.
-    private static func restrictProtocols(_ handle: UnsafeMutableRawPointer) throws(FetchError) {
+    static func restrictProtocols(_ handle: UnsafeMutableRawPointer) throws(FetchError) {
         let pairs: [(CurlOption, CurlOption)] = [(.protocolsStr, .protocols), (.redirProtocolsStr, .redirProtocols)]
         for (named, bitmask) in pairs {
             let code = attempt(named, on: handle) { tg_curl_set_string($0, $1, CurlVersion.webProtocols) }

@@ -28,4 +28,8 @@ public struct ThumbnailRequest: Sendable {
 
     /// The default `out` template.
     public static let defaultOutTemplate = "{name}-{w}x{h}.{ext}"
+
+    /// The default `out` template of a row that has a `dir` (a walked tree's): its outputs
+    /// mirror the tree. With an empty `dir` it is `defaultOutTemplate`.
+    public static let treeOutTemplate = "{dir}/{name}-{w}x{h}.{ext}"
 }

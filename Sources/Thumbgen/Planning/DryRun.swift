@@ -98,9 +98,10 @@ public final class DryRun: RowSink, Sendable {
         room.wait()
         working.enter()
         planning.async { [self] in
+            var memo = LocalSourceMemo()
             let results = items.map { item in
                 switch item {
-                case .plan(let request): plan(request)
+                case .plan(let request): plan(request, memo: &memo)
                 case .rejected(let result): result
                 }
             }
@@ -129,8 +130,8 @@ public final class DryRun: RowSink, Sendable {
         }
     }
 
-    private func plan(_ request: ThumbnailRequest) -> RowResult {
-        let plan = planner.plan(request)
+    private func plan(_ request: ThumbnailRequest, memo: inout LocalSourceMemo) -> RowResult {
+        let plan = planner.plan(request, memo: &memo)
         if let failure = plan.failure {
             return .failed(row: request.row, id: request.id, src: request.sourceText, failure)
         }

@@ -7,8 +7,11 @@ import Foundation
 extension RowPlanner {
     /// The plan of a local row with the journal's help; nil when the journal does not know
     /// the source as it is now (then the slow path plans it).
-    func journalPlan(_ request: ThumbnailRequest, path: String, stat info: stat, plan: RowPlan) -> RowPlan? {
-        guard let journal, let source = journal.source(path: path, stamp: FileStamp(info)) else { return nil }
+    func journalPlan(_ request: ThumbnailRequest, path: String, stat info: stat, plan: RowPlan,
+                     memo: inout LocalSourceMemo) -> RowPlan? {
+        guard let journal,
+              let source = memo.journalSource(path: path, { journal.source(path: path, stamp: FileStamp(info)) })
+        else { return nil }
         var plan = plan
         plan.cachedSource = .stampUnchanged
         plan.sourceDigest = source.digest

@@ -56,8 +56,15 @@ struct RowPlanner: Sendable {
 
     /// The plan for `request` before any work.
     func plan(_ request: ThumbnailRequest) -> RowPlan {
+        var memo = LocalSourceMemo()
+        return plan(request, memo: &memo)
+    }
+
+    /// The plan for `request` before any work, reusing what `memo` learned of the same local
+    /// source on the row planned just before (`LocalSourceMemo`).
+    func plan(_ request: ThumbnailRequest, memo: inout LocalSourceMemo) -> RowPlan {
         switch request.source {
-        case .file(let path): planLocal(request, path: path)
+        case .file(let path): planLocal(request, path: path, memo: &memo)
         case .remote(let url): planRemote(request, url: url.absoluteString)
         }
     }
@@ -73,10 +80,10 @@ struct RowPlanner: Sendable {
 
     /// A local file: checked, then identified by its stamp (the journal's, else the file
     /// index's), else (looking only) by reading it.
-    private func planLocal(_ request: ThumbnailRequest, path: String) -> RowPlan {
+    private func planLocal(_ request: ThumbnailRequest, path: String, memo: inout LocalSourceMemo) -> RowPlan {
         var plan = RowPlan(action: .render, step: .local, origin: .local)
         let info: stat
-        switch LocalFileCheck.check(path: path, src: request.sourceText, maxBytes: limits.maxInputBytes) {
+        switch memo.check(path: path, src: request.sourceText, maxBytes: limits.maxInputBytes) {
         case .failure(let failure): return RowPlan(action: .fail, reasons: [failure.message], failure: failure)
         case .success(let found): info = found
         }
@@ -84,7 +91,7 @@ struct RowPlanner: Sendable {
             note(&plan, "no cache (--no-cache): the output is rendered")
             return plan
         }
-        if !explains, let journaled = journalPlan(request, path: path, stat: info, plan: plan) {
+        if !explains, let journaled = journalPlan(request, path: path, stat: info, plan: plan, memo: &memo) {
             return journaled
         }
         plan.cachedSource = .stampNotOnRecord
@@ -135,6 +142,14 @@ struct RowPlanner: Sendable {
             plan.sourceDigest = record.digest
             plan.origin = .stored
             var planned = planOutput(request, plan)
+            // A body the remote cache still holds is brought here only now that a render
+            // needs it; one it cannot give is downloaded.
+            if !looksOnly, planned.action == .render,
+               !cache.sourceBody(record.digest, maxBytes: limits.maxInputBytes) {
+                planned.action = .fetch
+                planned.step = .fetch
+                note(&planned, "the stored body is neither here nor on the remote cache: it is downloaded")
+            }
             // A render reads the stored body, which the run checks first: a damaged one is
             // dropped and the row planned again, to be fetched (or to fail, offline).
             if looksOnly, planned.action == .render, !cache.blobs.verifyFile(record.digest) {
@@ -170,10 +185,13 @@ struct RowPlanner: Sendable {
         guard maxAge >= 0 else {
             return (offline ? nil : .fetch, why("max_age \(maxAge): the source is never read from the cache"), nil)
         }
-        guard let record = cache.urls.record(url) else {
+        guard let record = cache.urlRecord(url) else {
             return (offline ? nil : .fetch, why("the cache holds no body for this URL"), nil)
         }
-        guard cache.blobs.contains(record.digest) else {
+        // With a remote cache, the body may be there only: a fresh record is used without
+        // it, and the body is brought when a row needs its bytes.
+        let bodyHere = cache.blobs.contains(record.digest)
+        guard bodyHere || cache.bodiesMayBeRemote else {
             return (offline ? nil : .fetch, why("the cache's record names a body that is gone"), nil)
         }
         let age = now() - record.storedAt
@@ -191,6 +209,10 @@ struct RowPlanner: Sendable {
         }
         if offline {
             return (.stored(record), why(arithmetic() + ": stale, but --offline uses it"), freshness)
+        }
+        guard bodyHere || cache.sourceBody(record.digest, maxBytes: limits.maxInputBytes) else {
+            return (.fetch, why(arithmetic() + ": stale, and the body is neither here nor on the remote cache"),
+                    freshness)
         }
         guard record.hasValidators else {
             return (.fetch, why(arithmetic() + ": stale, and without a validator it is downloaded again"), freshness)
@@ -212,7 +234,7 @@ struct RowPlanner: Sendable {
         let key = key ?? OutputKey(sourceDigest: digest, request: request, strictness: limits.strictness)
         plan.key = key
         let record: OutputRecord
-        let (lookup, recordStamp) = cache.outputs.lookupStamped(key.digest)
+        let (lookup, recordStamp) = cache.lookupOutput(key.digest)
         switch lookup {
         case .absent:
             plan.cached = .absent

@@ -14,6 +14,8 @@ final class ByteChunks {
     /// Called when the input has nothing to read right now, and every 100 ms while it waits:
     /// the rows read so far are handed on rather than held until more arrive.
     var onWait: (() -> Void)?
+    /// Sees every chunk before it is handed out (the manifest's digest is taken here).
+    var onChunk: ((Data) -> Void)?
 
     /// Reads from `handle`, at most `chunkSize` bytes at a time, until `stop` is pressed.
     init(handle: FileHandle, chunkSize: Int = 1 << 16, stop: Cancellation? = nil) {
@@ -47,7 +49,10 @@ final class ByteChunks {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, chunkSize) }
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            return count == 0 ? nil : Data(buffer[0..<count])
+            guard count > 0 else { return nil }
+            let chunk = Data(buffer[0..<count])
+            onChunk?(chunk)
+            return chunk
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// The columns a manifest may have (README.md, Manifest); header names are case-insensitive.
 public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
-    case background, priority, maxAge = "max_age", id, animated
+    case background, priority, maxAge = "max_age", id, animated, dir
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {

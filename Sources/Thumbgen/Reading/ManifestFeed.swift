@@ -1,17 +1,20 @@
 import Foundation
 
-/// Feeds a manifest to a pipeline (or a dry run): every record becomes a job or a failed row.
+/// Feeds a manifest (or a walk's rows) to a pipeline (or a dry run): every record becomes a job or a failed row.
 public enum ManifestFeed {
     /// Reads `reader` to the end (or until the pipeline is cancelled), submitting each valid
     /// row and rejecting each bad one, then waits for every row to finish. `willRun` hears
     /// each record's line, in manifest order, before its row starts. A manifest-wide error is
-    /// thrown after the rows read before it have finished.
-    public static func run(_ reader: ManifestReader, parser: RowParser, pipeline: some RowSink,
-                           willRun: ((Int) -> Void)? = nil) throws(ManifestError) {
+    /// thrown after the rows read before it have finished. With `shard`, a record of another
+    /// shard is passed over before anything else (`Shard.owns`): it is never parsed, planned,
+    /// counted or reported.
+    public static func run(_ reader: some RecordSource, parser: RowParser, pipeline: some RowSink,
+                           shard: Shard? = nil, willRun: ((Int) -> Void)? = nil) throws(ManifestError) {
         defer { pipeline.waitUntilFinished() }
         // Rows from a slow pipe start as they come, not once a batch has filled.
         reader.onWait = { pipeline.flush() }
         while !pipeline.isCancelled, let entry = try reader.next() {
+            if let shard, !shard.owns(entry) { continue }
             switch entry {
             case .failure(let error): willRun?(error.row)
             case .success(let record): willRun?(record.line)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// Streams a manifest (CSV with a header row, or JSON Lines) one record at a time.
@@ -20,7 +21,9 @@ public final class ManifestReader {
     /// Opens `path` (`-` reads standard input as CSV unless `jsonLines` says otherwise); the
     /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise. Once `stop` is
     /// pressed the manifest reads as ended, even while its input is open and silent.
-    public init(path: String, jsonLines: Bool? = nil, stop: Cancellation? = nil) throws(ManifestError) {
+    /// `hashing` keeps the SHA-256 of the bytes read (`sha256`).
+    public init(path: String, jsonLines: Bool? = nil, stop: Cancellation? = nil,
+                hashing: Bool = false) throws(ManifestError) {
         self.path = path
         let handle: FileHandle
         if path == "-" {
@@ -42,6 +45,11 @@ public final class ManifestReader {
         }
         let ext = (path as NSString).pathExtension.lowercased()
         let chunks = ByteChunks(handle: handle, stop: stop)
+        if hashing {
+            let digest = ManifestDigest()
+            chunks.onChunk = { digest.hasher.update(data: $0) }
+            self.digest = digest
+        }
         self.chunks = chunks
         if jsonLines ?? (ext == "jsonl" || ext == "ndjson") {
             source = .jsonLines(JSONLinesParser(chunks: chunks))
@@ -52,6 +60,19 @@ public final class ManifestReader {
     }
 
     private let chunks: ByteChunks
+
+    /// The SHA-256, in hex, of the bytes read so far (all of them once `next()` returned nil);
+    /// nil unless the reader was opened `hashing`.
+    public var sha256: String? {
+        digest.map { $0.hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+    }
+
+    private var digest: ManifestDigest?
+
+    /// The running hash, shared with the chunk reader's callback.
+    private final class ManifestDigest {
+        var hasher = SHA256()
+    }
 
     /// Called whenever the input has nothing to read right now (a pipe whose writer is slow),
     /// before the reader waits: what was read so far can be started.

@@ -118,7 +118,16 @@ public struct RowParser: Sendable {
             }
             maxAge = seconds
         }
-        let outTemplate = value(.out) ?? ThumbnailRequest.defaultOutTemplate
+        // A row with a `dir` (a walked tree's) mirrors its folder by default.
+        var outTemplate = value(.out)
+            ?? (value(.dir) == nil ? ThumbnailRequest.defaultOutTemplate : ThumbnailRequest.treeOutTemplate)
+        if outTemplate.containsBytes("{dir}") {
+            do {
+                outTemplate = try OutputPathTemplate.filling(directory: value(.dir) ?? "", in: outTemplate)
+            } catch {
+                throw fail(.dir, error.reason)
+            }
+        }
         if !lastValid.withLock({ $0 == outTemplate }) {
             do {
                 try OutputPathTemplate.validate(outTemplate)

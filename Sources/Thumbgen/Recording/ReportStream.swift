@@ -6,7 +6,8 @@ import Foundation
 /// until the rows read before it have finished: at most the pipeline's admission window. The
 /// file is built under a temporary name beside the report and renamed into place at the end,
 /// so a report is never seen half-written. Layout (schema 1, documented in README.md):
-/// `{"schema":1,"rows":[ one compact record per line ],"summary":{...}}`.
+/// `{"schema":1,"rows":[ one compact record per line ],"summary":{...}}`, with `"merged"` and
+/// `"shard"` before `"summary"` when they apply (`ReportReader` reads this layout back).
 public final class ReportStream {
     private let destination: URL
     private let temporary: URL
@@ -62,19 +63,31 @@ public final class ReportStream {
         }
     }
 
-    /// Writes any rows still waiting and the summary, and puts the report in place.
-    public func finish(summary: RunSummary) throws {
+    /// Writes any rows still waiting and the summary (and, for a sharded run or a merge, what
+    /// it covers), and puts the report in place.
+    public func finish(summary: RunSummary, shard: ReportShard? = nil, merged: ReportMerged? = nil) throws {
         for (_, record) in waiting.sorted(by: { $0.key < $1.key }) { try write(record) }
         waiting = [:]
         try handle.write(contentsOf: pending)
         pending = Data()
-        try handle.write(contentsOf: Data("\n],\"summary\":".utf8))
+        try handle.write(contentsOf: Data("\n],".utf8))
+        if let merged { try handle.write(contentsOf: Data("\"merged\":".utf8) + encoder.encode(merged) + Data(",".utf8)) }
+        if let shard { try handle.write(contentsOf: Data("\"shard\":".utf8) + encoder.encode(shard) + Data(",".utf8)) }
+        try handle.write(contentsOf: Data("\"summary\":".utf8))
         try handle.write(contentsOf: encoder.encode(summary))
         try handle.write(contentsOf: Data("}\n".utf8))
         try handle.close()
         guard rename(temporary.path, destination.path) == 0 else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
         }
+        TemporaryFiles.shared.remove(temporary.path)
+    }
+
+    /// Gives the report up (an error before `finish`): the temporary goes, nothing is put in
+    /// place.
+    public func abandon() {
+        try? handle.close()
+        unlink(temporary.path)
         TemporaryFiles.shared.remove(temporary.path)
     }
 

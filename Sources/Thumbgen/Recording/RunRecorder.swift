@@ -63,15 +63,15 @@ public final class RunRecorder: Sendable {
         }
     }
 
-    /// Ends the run: stamps the time, completes the report, and returns the summary. Throws
-    /// when the report could not be written.
-    public func finish(seconds: Double) throws -> RunSummary {
+    /// Ends the run: stamps the time, completes the report (saying which `shard` it covers,
+    /// if one), and returns the summary. Throws when the report could not be written.
+    public func finish(seconds: Double, shard: ReportShard? = nil) throws -> RunSummary {
         try state.withLock { state in
             state.summary.seconds = (seconds * 1000).rounded() / 1000
             state.summary.cpuSeconds = (ProcessCPU.seconds * 1000).rounded() / 1000
             state.summary.roundTotals()
             if let error = state.reportError { throw error }
-            try state.report?.finish(summary: state.summary)
+            try state.report?.finish(summary: state.summary, shard: shard)
             return state.summary
         }
     }

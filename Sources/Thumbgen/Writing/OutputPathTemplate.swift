@@ -3,10 +3,12 @@ import Foundation
 /// The `out` column: a path under `--out` with placeholders filled in once the output is known.
 ///
 /// Placeholders: `{name}` (source file stem), `{w}`, `{h}` (the output's actual size), `{fit}`,
-/// `{ext}`, `{hash8}` (first 8 hex digits of the output's SHA-256) and `{row}`.
+/// `{ext}`, `{hash8}` (first 8 hex digits of the output's SHA-256), `{row}`, and `{dir}` (the
+/// row's `dir` cell: the source's folder relative to a walked root), which `RowParser` fills in
+/// before the template is checked (`filling(directory:in:)`), so that nothing after it sees it.
 public enum OutputPathTemplate {
     /// The placeholders a template may use.
-    public static let placeholders = ["name", "w", "h", "fit", "ext", "hash8", "row"]
+    public static let placeholders = ["dir", "name", "w", "h", "fit", "ext", "hash8", "row"]
 
     /// Why a template or a rendered path is refused.
     public struct Problem: Error, Equatable {
@@ -45,6 +47,22 @@ public enum OutputPathTemplate {
             rest = rest[rest.index(after: close)...]
         }
         try checkConfined(template)
+    }
+
+    /// `template` with `{dir}` replaced by `directory`, a relative folder (`.` and empty
+    /// components dropped); where `directory` is empty, a `/` right after `{dir}` goes too, so
+    /// that `{dir}/{name}.{ext}` is `{name}.{ext}` at the root. The problem names what the
+    /// folder may not hold: `..`, a leading `/`, or a brace (the template would read it).
+    public static func filling(directory: String, in template: String) throws(Problem) -> String {
+        guard !directory.hasPrefix("/") else { throw Problem(reason: "is absolute; it must be a folder under --out") }
+        let parts = directory.split(separator: "/").filter { $0 != "." }
+        guard !parts.contains("..") else { throw Problem(reason: "contains '..'; it must stay under --out") }
+        guard !directory.contains(where: { $0 == "{" || $0 == "}" }) else {
+            throw Problem(reason: "holds a brace, which an out template cannot; rename the folder or leave {dir} out of out")
+        }
+        let folder = parts.joined(separator: "/")
+        return template.replacingOccurrences(of: folder.isEmpty ? "{dir}/" : "{dir}", with: folder)
+            .replacingOccurrences(of: "{dir}", with: folder)
     }
 
     /// Fills in the placeholders and checks that the result stays under the output folder.

@@ -22,6 +22,10 @@ enum TestPaths {
     /// The `thumbgen` binary: `$THUMBGEN_BINARY` if set; else the one `swift test` builds into
     /// the folder of the running test executable; else the usual scratch folders.
     static let thumbgen: URL? = {
+        // Every test that starts a child asks for this first. A child that dies while a test
+        // writes to its standard input must fail that test with EPIPE, not kill the whole
+        // test process with SIGPIPE (seen in CI: every suite lost at once).
+        signal(SIGPIPE, SIG_IGN)
         if let override = ProcessInfo.processInfo.environment["THUMBGEN_BINARY"], !override.isEmpty {
             return URL(fileURLWithPath: override)
         }

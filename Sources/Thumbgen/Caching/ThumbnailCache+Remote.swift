@@ -1,0 +1,46 @@
+import Foundation
+
+/// The read-through to the remote cache: the planner asks these instead of the local indexes,
+/// and what the remote serves (checked) is stored locally before it is used, so that the rest
+/// of the run, and the next, find it here. A cache that only looks (`--dry-run`, `explain`)
+/// never asks the remote: it opens no connection.
+extension ThumbnailCache {
+    /// The remote, when this cache may ask it.
+    private var askable: RemoteCache? { layout.looksOnly ? nil : remote }
+
+    /// The output record under `key` with its stamp, as `OutputIndex.lookupStamped` gives it;
+    /// when there is none here (or a damaged one), the remote's, with its blob, stored here
+    /// first.
+    func lookupOutput(_ key: String) -> (lookup: OutputIndex.Lookup, stamp: FileStamp?) {
+        let local = outputs.lookupStamped(key)
+        if case .found = local.lookup { return local }
+        guard let remote = askable, let (record, bytes) = remote.output(key) else { return local }
+        blobs.put(Data(bytes), digest: record.sha256)
+        outputs.store(record, key: key)
+        let stored = outputs.lookupStamped(key)
+        if case .found = stored.lookup { return stored }
+        return (.found(record), nil)  // a full disk: still served, from memory, this once
+    }
+
+    /// The record of `url`: this cache's, else the remote's (stored here). Its blob may be
+    /// only on the remote: `sourceBody` brings it when the bytes are needed.
+    func urlRecord(_ url: String) -> URLRecord? {
+        if let local = urls.record(url) { return local }
+        guard let remote = askable, let record = remote.urlRecord(url) else { return nil }
+        urls.store(record)
+        return record
+    }
+
+    /// Whether the blob `digest` is here, brought from the remote (checked) if it was not;
+    /// at most `maxBytes`.
+    func sourceBody(_ digest: String, maxBytes: Int64) -> Bool {
+        if blobs.contains(digest) { return true }
+        guard let remote = askable, let bytes = remote.blob(digest, maxBytes: maxBytes) else { return false }
+        blobs.put(Data(bytes), digest: digest)
+        return blobs.contains(digest)
+    }
+
+    /// Whether a URL record's blob may be left on the remote for now: it is fetched only if a
+    /// row turns out to need the bytes.
+    var bodiesMayBeRemote: Bool { askable != nil }
+}

@@ -1,0 +1,241 @@
+import Foundation
+
+/// An image the walk found: its path as a manifest's `src` gives it, and its folder relative
+/// to the walked root (`{dir}`; empty at the root and for a file named on the command line).
+public struct FoundSource: Sendable, Equatable {
+    /// The path: the root as given, then the names below it.
+    public var path: String
+    /// The folders between the root and the file, joined with `/`.
+    public var directory: String
+}
+
+/// Walks the command line's paths in order, each folder's entries in the byte order of their
+/// names, one file at a time (a tree of any size costs the folders being listed, not a list
+/// of every file). A file is taken when its first bytes are an image's (`FormatSniffer`),
+/// whatever its name; one that cannot be read is taken too, so that the run names it.
+/// Hidden names (a leading dot), the folders in `WalkRules.skipped` and, unless
+/// `followLinks`, symbolic links are left alone. Problems (a link loop, a folder that cannot be
+/// listed) are kept in `problems` and the walk goes on past them.
+public final class SourceWalker {
+    /// A folder being listed.
+    private struct Folder {
+        /// The path as sources below it show it ("" for the root `.`).
+        var path: String
+        /// The names from the root to it.
+        var relative: [String]
+        /// Its path with every link resolved, to compare with the skipped folders.
+        var canonical: String
+        var identity: FileIdentity
+        var entries: [Entry]
+        var next = 0
+        /// A glob's pattern, which files below must match.
+        var pattern: PathPattern?
+    }
+
+    private struct Entry {
+        var name: String
+        var type: UInt8
+    }
+
+    /// A folder as the kernel knows it: two paths to it (a link) have the same identity.
+    private struct FileIdentity: Equatable {
+        var device: UInt64, inode: UInt64
+    }
+
+    private var inputs: ArraySlice<InputPath>
+    private let rules: WalkRules
+    private var stack: [Folder] = []
+    /// The glob being walked and whether a file matched it yet.
+    private var glob: (text: String, matched: Bool)?
+    /// What went wrong so far; the walk went on past each.
+    public private(set) var problems: [GatherError] = []
+
+    /// A walk over `inputs`, in their order, by `rules`.
+    public init(_ inputs: [InputPath], rules: WalkRules) {
+        self.inputs = inputs[...]
+        self.rules = rules
+    }
+
+    /// The next image, or nil when every input has been walked.
+    public func next() -> FoundSource? {
+        while true {
+            if stack.isEmpty {
+                finishGlob()
+                guard let input = inputs.popFirst() else { return nil }
+                if let found = start(input) { return found }
+                continue
+            }
+            let top = stack.count - 1
+            guard stack[top].next < stack[top].entries.count else {
+                stack.removeLast()
+                continue
+            }
+            let entry = stack[top].entries[stack[top].next]
+            stack[top].next += 1
+            if let found = visit(entry, in: stack[top]) { return found }
+        }
+    }
+
+    private func start(_ input: InputPath) -> FoundSource? {
+        switch input {
+        case .file(let path):
+            var info = stat()
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Self.isImage(path) else {
+                problems.append(.notAnImage(path))
+                return nil
+            }
+            return FoundSource(path: path, directory: "")
+        case .folder(let path):
+            enter(path == "." ? "" : path, relative: [], canonical: WalkRules.canonical(path), pattern: nil)
+        case .glob(let root, let pattern, let text):
+            glob = (text, false)
+            enter(root == "." ? "" : root, relative: [], canonical: WalkRules.canonical(root), pattern: pattern)
+        }
+        return nil
+    }
+
+    /// Ends a glob's walk: one that matched no file is a problem, as in a shell.
+    private func finishGlob() {
+        if let glob, !glob.matched { problems.append(.noMatch(pattern: glob.text)) }
+        glob = nil
+    }
+
+    private func visit(_ entry: Entry, in folder: Folder) -> FoundSource? {
+        guard !entry.name.hasPrefix(".") else { return nil }
+        let path = folder.path.isEmpty ? entry.name
+            : folder.path.hasSuffix("/") ? folder.path + entry.name : folder.path + "/" + entry.name
+        let relative = folder.relative + [entry.name]
+        var type = entry.type
+        if type == UInt8(DT_UNKNOWN) { type = Self.type(path, following: false) }
+        let isLink = type == UInt8(DT_LNK)
+        if isLink {
+            guard rules.followLinks else { return nil }
+            type = Self.type(path, following: true)
+        }
+        switch type {
+        case UInt8(DT_DIR):
+            if let pattern = folder.pattern, !pattern.canHold(relative) { return nil }
+            let canonical = isLink ? WalkRules.canonical(path) : folder.canonical + "/" + entry.name
+            enter(path, relative: relative, canonical: canonical, pattern: folder.pattern, link: isLink)
+            return nil
+        case UInt8(DT_REG):
+            if let pattern = folder.pattern {
+                guard pattern.matches(relative) else { return nil }
+                glob?.matched = true
+            }
+            guard Self.isImage(path) else { return nil }
+            return FoundSource(path: path, directory: folder.relative.joined(separator: "/"))
+        default:
+            return nil
+        }
+    }
+
+    /// Starts listing the folder at `path`, unless it is skipped or leads back to a folder
+    /// being listed.
+    private func enter(_ path: String, relative: [String], canonical: String, pattern: PathPattern?,
+                       link: Bool = false) {
+        guard !rules.skipped.contains(canonical) else { return }
+        let shown = path.isEmpty ? "." : path
+        var info = stat()
+        guard stat(shown, &info) == 0 else {
+            problems.append(.unreadableFolder(shown, reason: String(cString: strerror(errno))))
+            return
+        }
+        let identity = FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        if let ancestor = stack.first(where: { $0.identity == identity }) {
+            problems.append(.linkLoop(link: shown, target: ancestor.path.isEmpty ? "." : ancestor.path))
+            return
+        }
+        guard let entries = list(shown) else { return }
+        stack.append(Folder(path: path, relative: relative, canonical: canonical, identity: identity,
+                            entries: entries, pattern: pattern))
+    }
+
+    /// The entries of `folder` in the byte order of their names, `.` and `..` left out; nil
+    /// (and a problem) when it cannot be listed.
+    private func list(_ folder: String) -> [Entry]? {
+        guard let directory = opendir(folder) else {
+            problems.append(.unreadableFolder(folder, reason: String(cString: strerror(errno))))
+            return nil
+        }
+        defer { closedir(directory) }
+        var entries: [Entry] = []
+        var unnamable = false
+        while let raw = readdir(directory) {
+            let type = raw.pointee.d_type
+            let name: String?? = withUnsafeBytes(of: &raw.pointee.d_name) { bytes in
+                let name = bytes.prefix { $0 != 0 }
+                if name.elementsEqual([46]) || name.elementsEqual([46, 46]) { return .some(nil) }
+                return String(validating: name, as: UTF8.self).map { .some($0) } ?? nil
+            }
+            switch name {
+            case .some(.some(let name)): entries.append(Entry(name: name, type: type))
+            case .some(.none): continue
+            case .none: unnamable = true
+            }
+        }
+        if unnamable { problems.append(.unnamable(folder: folder)) }
+        entries.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+        return entries
+    }
+
+    /// The `d_type` of the file at `path`, from `stat` or `lstat`; `DT_UNKNOWN` when it is gone.
+    private static func type(_ path: String, following: Bool) -> UInt8 {
+        var info = stat()
+        guard (following ? stat(path, &info) : lstat(path, &info)) == 0 else { return UInt8(DT_UNKNOWN) }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR: return UInt8(DT_DIR)
+        case S_IFREG: return UInt8(DT_REG)
+        case S_IFLNK: return UInt8(DT_LNK)
+        default: return UInt8(DT_UNKNOWN)
+        }
+    }
+
+    /// Whether the file at `path` starts like an image thumbgen reads, or cannot be read (the
+    /// run then names it, rather than the walk losing it).
+    static func isImage(_ path: String) -> Bool {
+        guard let header = FormatSniffer.header(path: path) else { return true }
+        return FormatSniffer.loader(forHeader: header) != nil
+    }
+}
+
+/// What a walk leaves alone, and whether it follows links.
+public struct WalkRules: Sendable {
+    /// Whether symbolic links found in folders are followed (those named on the command line
+    /// always are).
+    public var followLinks: Bool
+    /// The folders never walked into (`--out`, the cache), as canonical paths.
+    public var skipped: Set<String>
+
+    /// Rules that follow links or not and skip `folders` (which need not exist yet).
+    public init(followLinks: Bool = false, skipping folders: [String] = []) {
+        self.followLinks = followLinks
+        skipped = Set(folders.map(Self.canonical))
+    }
+
+    /// `path` made absolute with every link resolved, as far as it exists: a folder made
+    /// later, as `--out` may be while the walk goes, still compares equal.
+    static func canonical(_ path: String) -> String {
+        var absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var missing: [String] = []
+        while true {
+            if let real = realpath(absolute, nil) {
+                defer { free(real) }
+                return ([String(cString: real)] + missing.reversed()).joined(separator: "/")
+                    .replacingOccurrences(of: "//", with: "/")
+            }
+            let url = URL(fileURLWithPath: absolute)
+            guard absolute != "/" else { return path }
+            missing.append(url.lastPathComponent)
+            absolute = url.deletingLastPathComponent().path
+        }
+    }
+}
+
+extension SourceWalker {
+    /// Whether the file at `path` can be read and starts like an image thumbgen reads (a
+    /// command line's file is an image to walk, not a manifest).
+    public static func looksLikeImage(_ path: String) -> Bool {
+        FormatSniffer.header(path: path).map { FormatSniffer.loader(forHeader: $0) != nil } ?? false
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import Synchronization
+
+/// Writes the `--index` file: for each source, its outputs grouped by format, with a ready
+/// `srcset` per format (eleventy-img's metadata, in spirit), for static-site generators.
+///
+/// Results arrive in any order; each waits only until the rows read before it are in, like
+/// the report's (`ReportStream`), and a source's entry is written once the next row names
+/// another source: memory holds one source's outputs and the admission window, not the run.
+/// A manifest that names a source again further on gives it a second entry. The file is
+/// written under a locked temporary name beside it and renamed into place by `finish`.
+/// Layout (schema 1, `docs/index.schema.json`):
+/// `{"schema":1,"sources":[ one entry per line ]}`.
+public final class ImageIndex: Sendable {
+    /// One output as the index lists it.
+    struct Output: Encodable, Equatable {
+        var width: Int, height: Int, bytes: Int
+        /// Relative to `--out`, as the report's `out`.
+        var path: String
+        /// `path` percent-encoded, after the URL prefix: what `srcset` names.
+        var url: String
+    }
+
+    /// One format's outputs of a source.
+    struct Format: Encodable {
+        var type: String
+        var srcset: String
+        var outputs: [Output]
+    }
+
+    /// One source's entry.
+    struct Source: Encodable {
+        var src: String
+        var formats: [String: Format]
+    }
+
+    private struct State {
+        var file: TemporaryFile?
+        var expected: [Int] = []
+        var head = 0
+        /// Finished rows not yet in their place: the `src` and, for a row with an output, it.
+        var waiting: [Int: (src: String, output: (String, Output)?)] = [:]
+        var current: (src: String, outputs: [(String, Output)])?
+        var first = true
+        var failed = false
+    }
+
+    private let destination: String
+    private let urlPrefix: String
+    private let state: Mutex<State>
+
+    /// Starts an index that `finish` puts at `destination` (its folder is created if missing);
+    /// each `url` and `srcset` path gets `urlPrefix` in front (the URL `--out` is served at).
+    public init(destination: URL, urlPrefix: String = "") throws {
+        let folder = destination.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        guard let file = TemporaryFile(in: folder.path, for: destination.lastPathComponent,
+                                       registry: .shared) else {
+            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
+        }
+        self.destination = destination.path
+        self.urlPrefix = urlPrefix
+        state = Mutex(State(file: file))
+        state.withLock { Self.write("{\"schema\":1,\"sources\":[", to: &$0) }
+    }
+
+    /// Notes that the record on `line` was read, fixing its place.
+    public func expect(line: Int) {
+        state.withLock { $0.expected.append(line) }
+    }
+
+    /// Adds a finished row; rows without an output (failed, cancelled, planned) only keep
+    /// their place.
+    public func add(_ result: RowResult) {
+        var output: (String, Output)?
+        if result.status == .written || result.status == .unchanged, let path = result.out,
+           let format = result.format, let width = result.width, let height = result.height {
+            output = (format.rawValue, Output(width: width, height: height, bytes: result.bytes ?? 0,
+                                              path: path, url: urlPrefix + Self.percentEncoded(path)))
+        }
+        state.withLock { state in
+            state.waiting[result.row] = (result.src, output)
+            while state.head < state.expected.count,
+                  let next = state.waiting.removeValue(forKey: state.expected[state.head]) {
+                state.head += 1
+                take(next, into: &state)
+            }
+            if state.head > 4096 {
+                state.expected.removeFirst(state.head)
+                state.head = 0
+            }
+        }
+    }
+
+    /// Writes what is left and puts the index in place.
+    public func finish() throws {
+        try state.withLock { state in
+            for (_, next) in state.waiting.sorted(by: { $0.key < $1.key }) { take(next, into: &state) }
+            state.waiting = [:]
+            flush(&state)
+            Self.write("\n]}\n", to: &state)
+            let destination = self.destination
+            guard !state.failed, let file = state.file,
+                  file.place({ rename($0, destination) == 0 }) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination])
+            }
+            state.file = nil
+        }
+    }
+
+    private func take(_ row: (src: String, output: (String, Output)?), into state: inout State) {
+        if state.current?.src != row.src {
+            flush(&state)
+            state.current = (row.src, [])
+        }
+        if let output = row.output { state.current?.outputs.append(output) }
+    }
+
+    /// Writes the current source's entry, if it has any output.
+    private func flush(_ state: inout State) {
+        guard let current = state.current else { return }
+        state.current = nil
+        guard !current.outputs.isEmpty else { return }
+        let entry = Self.entry(src: current.src, outputs: current.outputs)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let json = try? encoder.encode(entry) else { state.failed = true; return }
+        Self.write(state.first ? "\n" : ",\n", to: &state)
+        state.first = false
+        Self.write(String(decoding: json, as: UTF8.self), to: &state)
+    }
+
+    /// A source's entry: its outputs by format, narrowest first, and each format's `srcset`
+    /// (one candidate per width: a browser drops a repeated width).
+    static func entry(src: String, outputs: [(String, Output)]) -> Source {
+        var formats: [String: Format] = [:]
+        for (name, list) in Dictionary(grouping: outputs, by: \.0) {
+            let sorted = list.map(\.1).sorted { ($0.width, $0.height, $0.path) < ($1.width, $1.height, $1.path) }
+            var widths: Set<Int> = []
+            let candidates = sorted.filter { widths.insert($0.width).inserted }.map { "\($0.url) \($0.width)w" }
+            formats[name] = Format(type: mimeType(name), srcset: candidates.joined(separator: ", "), outputs: sorted)
+        }
+        return Source(src: src, formats: formats)
+    }
+
+    /// The media type browsers know a format by (`<source type>`).
+    static func mimeType(_ format: String) -> String {
+        OutputFormat(rawValue: format) == .tiff ? "image/tiff" : "image/" + format
+    }
+
+    /// `path` with everything but unreserved characters and `/` percent-encoded, so that a
+    /// space or a comma cannot split a `srcset` candidate.
+    static func percentEncoded(_ path: String) -> String {
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
+        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    }
+
+    private static func write(_ text: String, to state: inout State) {
+        guard let file = state.file else { return }
+        let ok = Array(text.utf8).withUnsafeBytes { file.write($0) }
+        if !ok { state.failed = true }
+    }
+}

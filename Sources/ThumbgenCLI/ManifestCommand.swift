@@ -1,0 +1,60 @@
+import ArgumentParser
+import Foundation
+import Thumbgen
+
+/// `thumbgen manifest PATH…`: prints the manifest of every image under some folders, one row
+/// per image, size and format.
+struct ManifestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "manifest",
+        abstract: "Print a manifest with a row for every image file, size and format under some folders.",
+        discussion: """
+            Folders are walked recursively in sorted order; a file is taken when its content \
+            is an image, whatever its name. Hidden files and folders, symbolic links (unless \
+            --follow-links) and the --out and cache folders are skipped. Each row's dir is the \
+            image's folder relative to the walked folder, so that `thumbgen render - --out \
+            DIR` mirrors the tree ({dir}/{name}-{w}x{h}.{ext}). \
+            `thumbgen render PATH… --out DIR` does the same in one step.
+            """)
+
+    @Argument(help: "Image files, folders (walked recursively) and globs (* and ? within a name, ** across folders; quote them).")
+    var paths: [String]
+
+    @Flag(help: "Print JSON Lines rather than CSV.")
+    var jsonLines = false
+
+    @Option(help: "The folder the render will write under: skipped where it lies inside a walked folder. Names no column.")
+    var out: String?
+
+    @OptionGroup
+    var cache: CacheLocation
+
+    @OptionGroup
+    var walk: WalkOptions
+
+    @OptionGroup(title: "Column defaults (each becomes a column)")
+    var defaults: ColumnDefaults
+
+    func validate() throws {
+        if paths.isEmpty { throw ValidationError("name at least one image file, folder or glob") }
+    }
+
+    func run() throws {
+        let skipped = [cache.directory] + (out.map { [URL(fileURLWithPath: $0)] } ?? [])
+        let tree = TreeManifest(try walk.walker(paths, skipping: skipped), sizes: defaults.sizes,
+                                formats: defaults.formats, defaults: defaults.values,
+                                numbering: jsonLines ? .jsonLines : .csv)
+        let writer = ManifestWriter(columns: tree.columns, jsonLines: jsonLines)
+        var text = writer.header
+        while case .success(let record)? = tree.next() {
+            text += writer.line(record)
+            // Printed as it goes, so that a render reading the pipe starts at once.
+            if text.utf8.count >= 1 << 14 {
+                FileHandle.standardOutput.write(Data(text.utf8))
+                text = ""
+            }
+        }
+        FileHandle.standardOutput.write(Data(text.utf8))
+        try WalkOptions.report(tree.problems)
+    }
+}
