@@ -50,8 +50,8 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbgenTests",
-            dependencies: ["Thumbgen", "CVips"],
-            exclude: ["Support/fault_server.py"]
+            dependencies: ["Thumbgen", "CVips", "CSystem"],
+            exclude: ["Support/fault_server.py", "Support/moto_server.py"]
         ),
     ]
 )

@@ -27,23 +27,13 @@ struct ProgressTests {
     ///
     /// Not through `Process`: the first call starts the tmux server, which keeps every file
     /// descriptor it inherits, Foundation's own watch on its child included, so `Process` never
-    /// learns that the client exited. A plain `posix_spawn` and `waitpid` do.
+    /// learns that the client exited. `CleanSpawn` hands it none.
     @discardableResult
     static func tmux(_ socket: String, _ arguments: [String]) throws -> String {
         let scratch = try TemporaryDirectory("tmux")
         let output = scratch.file("out").path
-        func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let line = (["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments).map(quoted)
-            .joined(separator: " ") + " </dev/null >" + quoted(output) + " 2>/dev/null"
-        let argv = ["/bin/sh", "-c", line]
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, "/bin/sh", nil, nil, &cArguments, environ) == 0 else {
-            throw FixtureError("spawning tmux")
-        }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let pid = try CleanSpawn.start("/usr/bin/tmux", ["-L", socket, "-f", "/dev/null"] + arguments, stdout: output)
+        _ = CleanSpawn.wait(pid)
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 

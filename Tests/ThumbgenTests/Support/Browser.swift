@@ -116,25 +116,6 @@ enum Browser {
     /// Starts `executable` as the leader of a new process group, standard input empty, the
     /// outputs in files (a pipe would block a chatty child).
     private static func spawn(_ executable: URL, _ arguments: [String], stdout: URL, stderr: URL) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
-        posix_spawnattr_setpgroup(&attributes, 0)
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, stdout.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, stderr.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw FixtureError("starting chromium: \(String(cString: strerror(result)))")
-        }
-        return pid
+        try CleanSpawn.start(executable.path, arguments, stdout: stdout.path, stderr: stderr.path, ownGroup: true)
     }
 }
