@@ -19,6 +19,9 @@ public struct PipelineConfiguration: Sendable {
     /// threads on one image when there are many images.
     public var threadsPerImage: Int = 1
     /// Rows admitted but not finished, at most; the reader waits beyond it, which bounds memory.
+    /// Counted in rows, it must still hold enough sources to keep every worker fed when each
+    /// source has many rows (ten widths for a `srcset`): 8 × cores left workers waiting for
+    /// units 30% of the time; 64 × cores does not (ARCHITECTURE.md, Rows reach the planner).
     public var maxPendingRows: Int
     /// How remote sources are fetched.
     public var fetch = FetchPolicy()
@@ -40,7 +43,7 @@ public struct PipelineConfiguration: Sendable {
     /// defaults sized to this machine, and no cache.
     public init(outputDirectory: URL?) {
         self.outputDirectory = outputDirectory
-        self.maxPendingRows = 8 * max(2, ProcessInfo.processInfo.activeProcessorCount)
+        self.maxPendingRows = 64 * max(2, ProcessInfo.processInfo.activeProcessorCount)
     }
 }
 

@@ -17,13 +17,14 @@ final class TemporaryFile {
         // sweeper never takes one twice, so a few tries are plenty.
         for _ in 0..<4 {
             let path = folder + "/" + TemporaryName.locked(for: fileName)
-            if let lock = LockedFile.create(path) {
+            errno = 0
+            if let lock = registry.create(path, { LockedFile.create(path) }) {
                 self.path = path
                 self.lock = lock
                 self.registry = registry
-                registry.insert(path, holding: lock)
                 return
             }
+            // errno 0: the registry is closed (the process is exiting); nothing was made.
             guard errno == EAGAIN || errno == EEXIST else { return nil }
         }
         return nil
