@@ -57,9 +57,26 @@ enum Browser {
                        "--screenshot=\(file.path)", page.absoluteString], timeout: timeout)
     }
 
+    /// One browser at a time in the whole test process: a browser is half a dozen processes,
+    /// and two at once beside the other suites on two cores left a page's real-time image
+    /// decodes unfinished through four dumps in a row (seen once in CI).
+    private static let turns = BrowserTurns()
+
     /// Runs `chromium` with the base flags and `arguments`, killing it (and its helpers) after
-    /// `timeout`.
+    /// `timeout` (counted from its start, not from the wait for its turn).
     static func run(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Output {
+        await turns.acquire()
+        do {
+            let output = try await runNow(arguments, timeout: timeout)
+            await turns.release()
+            return output
+        } catch {
+            await turns.release()
+            throw error
+        }
+    }
+
+    private static func runNow(_ arguments: [String], timeout: Duration) async throws -> Output {
         guard let executable else { throw FixtureError("chromium is not on PATH") }
         let scratch = try TemporaryDirectory("browser")
         let out = scratch.file("stdout"), err = scratch.file("stderr")
@@ -117,5 +134,23 @@ enum Browser {
     /// outputs in files (a pipe would block a chatty child).
     private static func spawn(_ executable: URL, _ arguments: [String], stdout: URL, stderr: URL) throws -> pid_t {
         try CleanSpawn.start(executable.path, arguments, stdout: stdout.path, stderr: stderr.path, ownGroup: true)
+    }
+}
+
+/// A turn at the browser: `acquire` waits until no other test holds one.
+private actor BrowserTurns {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard busy else {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
     }
 }
