@@ -8,16 +8,6 @@ import Testing
 struct FolderInputTests {
     static let lists = ["--size", "40,80", "--format", "webp,jpeg"]
 
-    /// Every file under `root` with the SHA-256 of its bytes.
-    static func tree(_ root: URL) throws -> [String: String] {
-        var files: [String: String] = [:]
-        for path in TemporaryDirectory.files(under: root) {
-            let bytes = try Data(contentsOf: root.appendingPathComponent(path))
-            files[path] = SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
-        }
-        return files
-    }
-
     /// What a report row says, less the timings and where the output came from.
     static func facts(_ row: Report.Row) -> String {
         [String(row.row), row.id, row.src, row.status, row.out ?? "-", row.width.map(String.init) ?? "-",
@@ -71,8 +61,8 @@ struct FolderInputTests {
                                           in: piped.folder.url, stdin: Data(manifest.stdout.utf8))
         #expect(two.status == 0, "\(two.stderr)")
 
-        let written = try Self.tree(direct.folder.file("photos/thumbs"))
-        #expect(written == (try Self.tree(piped.folder.file("photos/thumbs"))))
+        let written = try CacheFiles.tree(direct.folder.file("photos/thumbs"))
+        #expect(written == (try CacheFiles.tree(piped.folder.file("photos/thumbs"))))
         #expect(written.keys.sorted() == [
             "2024/Été à Paris/beach day-40x25.jpg", "2024/Été à Paris/beach day-40x25.webp",
             "2024/Été à Paris/beach day-80x50.jpg", "2024/Été à Paris/beach day-80x50.webp",
@@ -94,22 +84,25 @@ struct FolderInputTests {
         #expect(third.status == 0, "\(third.stderr)")
         let rerun = try Report.read(direct.folder.file("again.json"))
         #expect(rerun.rows.map(\.src) == rows.map(\.src) && rerun.summary.unchanged == 12)
-        #expect(try Self.tree(direct.folder.file("photos/thumbs")) == written)
+        #expect(try CacheFiles.tree(direct.folder.file("photos/thumbs")) == written)
     }
 
-    @Test("render DIR --shard: two shards name the piped manifest's SHA-256, and their merged report is the single run's")
-    func shardsOfTree() async throws {
+    // Also with the defaults: one row a source, cold, the cache on (a user's first sharded run).
+    @Test("render DIR --shard: two shards name the piped manifest's SHA-256, and their merged report is the single run's",
+          arguments: [lists + ["--no-cache"], []])
+    func shardsOfTree(options: [String]) async throws {
         let space = try Workspace()
         try PhotoTree.make(in: space.folder)
-        let whole = try await CLIRunner.run(["render", "photos", "--out", "out", "--no-cache", "--report", "whole.json"]
-                                            + Self.lists, in: space.folder.url)
+        let whole = try await CLIRunner.run(["render", "photos", "--out", "out", "--report", "whole.json"]
+                                            + options, in: space.folder.url)
         #expect(whole.status == 0, "\(whole.stderr)")
         for k in 0..<2 {
-            let shard = try await CLIRunner.run(["render", "photos", "--out", "out", "--no-cache", "--report", "s\(k).json",
-                                                 "--shard", "\(k)/2"] + Self.lists, in: space.folder.url)
+            let shard = try await CLIRunner.run(["render", "photos", "--out", "out", "--report", "s\(k).json",
+                                                 "--shard", "\(k)/2"] + options, in: space.folder.url)
             #expect(shard.status == 0, "\(shard.stderr)")
         }
-        let manifest = try await CLIRunner.run(["manifest", "photos", "--out", "out"] + Self.lists, in: space.folder.url)
+        let manifest = try await CLIRunner.run(["manifest", "photos", "--out", "out"] + options.filter { $0 != "--no-cache" },
+                                               in: space.folder.url)
         let digest = SHA256.hash(data: Data(manifest.stdout.utf8)).map { String(format: "%02x", $0) }.joined()
         for k in 0..<2 {
             let shard = try #require(try ReportSchemaTests.json(space.folder.file("s\(k).json"))["shard"] as? [String: Any])

@@ -72,7 +72,7 @@ struct ShardRecipesTests {
                     == ShardHarness.rows(space.reportURL, folders: [space.folder.url.path]), sourceLocation: sourceLocation)
         #expect(try ShardHarness.summary(merged) == ShardHarness.summary(space.reportURL), sourceLocation: sourceLocation)
         #expect(try Report.read(merged).rows.count == rows, sourceLocation: sourceLocation)
-        #expect(try ShardHarness.tree(tree) == ShardHarness.tree(space.out), "the shards' tree differs",
+        #expect(try CacheFiles.tree(tree) == CacheFiles.tree(space.out), "the shards' tree differs",
                 sourceLocation: sourceLocation)
     }
 

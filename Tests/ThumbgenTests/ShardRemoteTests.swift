@@ -26,7 +26,7 @@ struct ShardRemoteTests {
                                               "--allow-private-network"],
                                              cacheDirectory: space.cache, timeout: .seconds(300))
         #expect(single.status == 0, "\(single.stderr)")
-        let expected = try ShardHarness.tree(space.out)
+        let expected = try CacheFiles.tree(space.out)
         #expect(expected.count == 400)
 
         /// Four shard processes, caches of their own (`cache-K`), into `out`; their reports.
@@ -52,7 +52,7 @@ struct ShardRemoteTests {
         // The first fleet renders and fills the remote.
         let firstOut = space.folder.file("out-first")
         let first = try await merged(try await shards(into: firstOut, tag: "first"), tag: "first")
-        #expect(try ShardHarness.tree(firstOut) == expected, "the shards' tree differs from the single run's")
+        #expect(try CacheFiles.tree(firstOut) == expected, "the shards' tree differs from the single run's")
         #expect(try ShardHarness.rows(first).map { $0["row"] as? Int } == ShardHarness.rows(space.reportURL).map { $0["row"] as? Int })
         // Counts, not transfer sizes: bytes on the wire depend on how the server chose to send
         // them (4 processes' transfers against one's), as timings do.
@@ -73,7 +73,7 @@ struct ShardRemoteTests {
         try nginx.clearLog()
         let freshOut = space.folder.file("out-fresh")
         let fresh = try await merged(try await shards(into: freshOut, tag: "fresh"), tag: "fresh")
-        #expect(try ShardHarness.tree(freshOut) == expected)
+        #expect(try CacheFiles.tree(freshOut) == expected)
         let report = try Report.read(fresh)
         #expect(report.rows.count == 400)
         #expect(report.rows.allSatisfy { $0.status == "written" && $0.ms?["decode"] == nil && $0.ms?["render"] == nil },

@@ -29,9 +29,9 @@ struct ShardRunTests {
             #expect(run.status == 0 || run.status == 1, "shard \(k): \(run.stderr)")
             #expect(run.stderr.contains("shard \(k)/4: "), "\(run.stderr)")
         }
-        let expected = try ShardHarness.tree(space.out)
+        let expected = try CacheFiles.tree(space.out)
         #expect(expected.count == 400)
-        let together = try ShardHarness.tree(shardOut)
+        let together = try CacheFiles.tree(shardOut)
         #expect(together.keys.sorted() == expected.keys.sorted())
         #expect(together == expected, "the shards' tree differs from the single run's")
 

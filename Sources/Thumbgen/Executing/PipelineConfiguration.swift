@@ -21,7 +21,7 @@ public struct PipelineConfiguration: Sendable {
     /// Rows admitted but not finished, at most; the reader waits beyond it, which bounds memory.
     /// Counted in rows, it must still hold enough sources to keep every worker fed when each
     /// source has many rows (ten widths for a `srcset`): 8 × cores left workers waiting for
-    /// units 30% of the time; 64 × cores does not (ARCHITECTURE.md, Rows reach the planner).
+    /// units 30% of the time; 64 × cores does not (ARCHITECTURE.md, "A row's path").
     public var maxPendingRows: Int
     /// How remote sources are fetched.
     public var fetch = FetchPolicy()

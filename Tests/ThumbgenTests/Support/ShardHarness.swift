@@ -38,15 +38,6 @@ enum ShardHarness {
         return results
     }
 
-    /// Every file under `root` with its bytes.
-    static func tree(_ root: URL) throws -> [String: Data] {
-        var found: [String: Data] = [:]
-        for path in TemporaryDirectory.files(under: root) {
-            found[path] = try Data(contentsOf: root.appendingPathComponent(path))
-        }
-        return found
-    }
-
     /// A report's rows as JSON objects, without what timing changes (`ms`), and with the
     /// folders in `folders` (where each machine had the manifest) written `<site>/` in messages.
     static func rows(_ url: URL, folders: [String] = []) throws -> [NSDictionary] {
