@@ -44,7 +44,9 @@ struct ManifestOptions: ParsableArguments {
             try recipe.defaults.checkSingleValues()
             return .manifest(only)
         }
-        if let manifest = inputs.first(where: Self.isManifest) {
+        // A missing path among several is the walker's to name (`isManifest` takes one for a
+        // manifest, so that a lone one is the reader's to name).
+        if let manifest = inputs.first(where: { FileManager.default.fileExists(atPath: $0) && Self.isManifest($0) }) {
             throw ValidationError("\(manifest) is not an image, a folder or a glob; a manifest must be the only input")
         }
         let walker = try walk.walker(inputs, skipping: [recipe.cache.directory] + (out.map { [$0] } ?? []))

@@ -106,7 +106,7 @@ final class CurlRequest: @unchecked Sendable {
             case .connectionFailed(let words): return .failure(.connection(words))
             case .tooLarge: return .failure(.tooLarge(limit: request.limits.maxBytes))
             case .truncated: return .failure(.truncated)
-            case .failed(let words) where code == CURLE_OPERATION_TIMEDOUT: return .failure(.timeout(words))
+            case .failed(let words): return .failure(.other(words))
             default: return .failure(.other(message(for: code)))
             }
         }

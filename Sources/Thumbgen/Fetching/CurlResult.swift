@@ -38,7 +38,7 @@ enum CurlResult: Sendable, Equatable {
             self = .stalled
             return
         }
-        if transfer.exceededLimit || code == CURLE_FILESIZE_EXCEEDED {
+        if transfer.exceededLimit {
             self = .tooLarge
             return
         }

@@ -23,10 +23,9 @@ public struct ManifestWriter {
     /// One record, with its line break.
     public func line(_ record: ManifestRecord) -> String {
         if jsonLines {
-            let pairs = columns.compactMap { column in
-                record.values[column].map { Self.json(column.rawValue) + ":" + Self.json($0) }
-            }
-            return "{" + pairs.joined(separator: ",") + "}\n"
+            var object = JSONObjectText()
+            for column in columns { object.add(column.rawValue, record.values[column]) }
+            return object.text + "\n"
         }
         return columns.map { Self.csv(record.values[$0] ?? "") }.joined(separator: ",") + "\n"
     }
@@ -35,11 +34,5 @@ public struct ManifestWriter {
         let needsQuotes = field.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }
             || field.first?.isWhitespace == true || field.last?.isWhitespace == true
         return needsQuotes ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
-    }
-
-    private static func json(_ text: String) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .withoutEscapingSlashes
-        return (try? encoder.encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }

@@ -32,7 +32,7 @@ public final class TreeManifest: RecordSource {
 
     /// The SHA-256, in hex, of the printed manifest's text so far; nil unless `hashing`.
     public var sha256: String? {
-        hasher.map { $0.finalize().map { String(format: "%02x", $0) }.joined() }
+        hasher.map { ContentDigest.hex($0.finalize()) }
     }
 
     /// What went wrong in the walk so far (it went on past each).

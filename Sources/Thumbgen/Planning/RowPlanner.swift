@@ -144,7 +144,7 @@ struct RowPlanner: Sendable {
             var planned = planOutput(request, plan)
             // A body the remote cache still holds is brought here only now that a render
             // needs it; one it cannot give is downloaded.
-            if !looksOnly, planned.action == .render,
+            if cache.bodiesMayBeRemote, planned.action == .render,
                !cache.sourceBody(record.digest, maxBytes: limits.maxInputBytes) {
                 planned.action = .fetch
                 planned.step = .fetch

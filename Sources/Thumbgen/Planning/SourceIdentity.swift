@@ -19,7 +19,7 @@ public enum SourceIdentity {
     /// The identity of the source the `src` cell `cell` names (nil: the record had none).
     public static func of(src cell: String?) -> String {
         guard let text = cell?.trimmingWhitespace, !text.isEmpty else { return "" }
-        if let scheme = scheme(of: text) {
+        if let scheme = SourceResolver.scheme(of: text) {
             guard scheme == "file" else { return text }
             // The resolver reads a file: URL's path the same way (percent-decoded).
             return normalised(URL(string: text)?.path ?? String(text.dropFirst(5)))
@@ -31,17 +31,6 @@ public enum SourceIdentity {
     /// read as a big-endian unsigned 64-bit number. The shard is this number modulo the count.
     public static func hash(_ identity: String) -> UInt64 {
         SHA256.hash(data: Data(identity.utf8)).prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-    }
-
-    /// The scheme of `text` if it starts with one, as `SourceResolver` recognises it: two or
-    /// more letters, digits, `+`, `-` or `.` before a colon.
-    private static func scheme(of text: String) -> String? {
-        guard let colon = text.firstIndex(of: ":") else { return nil }
-        let head = text[..<colon]
-        guard head.count > 1, head.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
-            return nil
-        }
-        return head.lowercased()
     }
 
     /// `path` with empty and `.` components dropped and `..` folded into the component before

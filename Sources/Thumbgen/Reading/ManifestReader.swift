@@ -64,7 +64,7 @@ public final class ManifestReader {
     /// The SHA-256, in hex, of the bytes read so far (all of them once `next()` returned nil);
     /// nil unless the reader was opened `hashing`.
     public var sha256: String? {
-        digest.map { $0.hasher.finalize().map { String(format: "%02x", $0) }.joined() }
+        digest.map { ContentDigest.hex($0.hasher.finalize()) }
     }
 
     private var digest: ManifestDigest?

@@ -6,14 +6,24 @@ struct SourceResolver {
     /// The folder relative paths are resolved against.
     var baseDirectory: String
 
+    /// The scheme of `text`, lowercased, if it starts with one: two or more letters, digits,
+    /// `+`, `-` or `.` before a colon (one letter is a Windows drive, not a scheme). Sharding
+    /// hashes by it too (`SourceIdentity`), so the two cannot disagree.
+    static func scheme(of text: String) -> String? {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let head = text[..<colon]
+        guard head.count > 1, head.allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) else {
+            return nil
+        }
+        return head.lowercased()
+    }
+
     /// The source location `text` names; the error names the row and says what is accepted.
     func resolve(_ text: String, row: Int) throws(RowError) -> SourceLocation {
         func fail(_ reason: String) -> RowError {
             RowError(row: row, column: "src", value: text, reason: reason)
         }
-        if let colon = text.firstIndex(of: ":"), text[..<colon].count > 1,
-           text[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) }) {
-            let scheme = text[..<colon].lowercased()
+        if let scheme = Self.scheme(of: text) {
             guard let url = URL(string: text) else { throw fail("is not a valid URL") }
             switch scheme {
             case "file":

@@ -76,7 +76,7 @@ public final class ImageIndex: Sendable {
         if result.status == .written || result.status == .unchanged, let path = result.out,
            let format = result.format, let width = result.width, let height = result.height {
             output = (format.rawValue, Output(width: width, height: height, bytes: result.bytes ?? 0,
-                                              path: path, url: urlPrefix + Self.percentEncoded(path)))
+                                              path: path, url: urlPrefix + ContactSheet.encodedPath(path)))
         }
         state.withLock { state in
             state.waiting[result.row] = (result.src, output)
@@ -146,13 +146,6 @@ public final class ImageIndex: Sendable {
     /// The media type browsers know a format by (`<source type>`).
     static func mimeType(_ format: String) -> String {
         OutputFormat(rawValue: format) == .tiff ? "image/tiff" : "image/" + format
-    }
-
-    /// `path` with everything but unreserved characters and `/` percent-encoded, so that a
-    /// space or a comma cannot split a `srcset` candidate.
-    static func percentEncoded(_ path: String) -> String {
-        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/")
-        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
     }
 
     private static func write(_ text: String, to state: inout State) {

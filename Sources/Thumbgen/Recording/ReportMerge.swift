@@ -6,8 +6,8 @@ import Foundation
 ///
 /// The reports are checked against each other before a row is read: the same manifest (by
 /// its SHA-256), the same number of shards, each shard once, none missing, the same kind of
-/// run. The rows are merged as they are read, a row from each report at a time, so memory
-/// does not grow with the manifest.
+/// run. The rows are merged as they are read, a row from each report at a time; only a hash
+/// of each written output's path is kept, for the shared-path warning.
 public enum ReportMerge {
     /// What a merge found besides the merged report.
     public struct Outcome: Sendable {

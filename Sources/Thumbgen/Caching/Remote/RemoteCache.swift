@@ -61,9 +61,6 @@ public final class RemoteCache: Sendable {
         }
     }
 
-    /// What the run has done with the remote so far.
-    public var counts: RemoteCacheCounts { tally.update { $0 } }
-
     /// Waits for the uploads still queued, at most `settings.flushTimeout` seconds (not at all
     /// unless `waiting`: an interrupted run ends now), and returns the run's counts (what was
     /// not uploaded by then is counted as dropped). Call it once the pipeline has finished;
