@@ -49,8 +49,9 @@ struct FetchOptions: ParsableArguments {
         guard downloads >= 1, hostConnections >= 1 else {
             throw ValidationError("--downloads and --host-connections must be at least 1")
         }
-        guard connectTimeout > 0, timeout > 0, stallTimeout > 0 else {
-            throw ValidationError("--connect-timeout, --timeout and --stall-timeout must be positive")
+        // Finite too: libcurl takes whole milliseconds, and `inf` does not convert.
+        guard [connectTimeout, timeout, stallTimeout].allSatisfy({ $0 > 0 && $0.isFinite }) else {
+            throw ValidationError("--connect-timeout, --timeout and --stall-timeout must be positive numbers of seconds")
         }
         guard retries >= 0, maxRedirects >= 0, maxBytes > 0 else {
             throw ValidationError("--retries and --max-redirects must be 0 or more, --max-bytes positive")

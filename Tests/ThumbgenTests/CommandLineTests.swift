@@ -43,6 +43,8 @@ struct CommandLineTests {
         (["--jobs", "0"], "--jobs"), (["--background", "#fff"], "background"),
         (["--gravity", "north"], "gravity"), (["--fail-on", "sometimes"], "fail-on"),
         (["--no-such-flag"], "no-such-flag"), (["--quality", "abc"], "quality"),
+        (["--timeout", "inf"], "--timeout"), (["--remote-cache", "http://127.0.0.1:9/c", "--remote-cache-timeout", "inf"],
+                                              "--remote-cache-timeout"),
     ])
     func badFlag(arguments: [String], mentions: String) async throws {
         let space = try Workspace()

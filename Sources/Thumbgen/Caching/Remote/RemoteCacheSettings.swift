@@ -63,7 +63,7 @@ public struct RemoteCacheSettings: Sendable, Equatable {
         self.readOnly = readOnly
         self.timeout = timeout
         func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        guard timeout > 0 else { throw RemoteCacheError(description: "--remote-cache-timeout must be more than 0 seconds") }
+        guard timeout > 0, timeout.isFinite else { throw RemoteCacheError(description: "--remote-cache-timeout must be more than 0 seconds") }
         if url.hasPrefix("s3://") {
             let rest = url.dropFirst(5)
             let bucket = String(rest.prefix { $0 != "/" })
