@@ -183,3 +183,39 @@ struct RowParserTests {
         #expect(try Self.parse([:]).get().id == "7")
     }
 }
+
+/// `RowParser` remembers the last `src` it resolved (a source's rows follow one another); what
+/// it remembers must never leak into a row it does not fit.
+@Suite("RowParser: the remembered source")
+struct RowParserSourceMemoTests {
+    static func location(_ parser: RowParser, _ src: String, line: Int = 2) throws -> Thumbgen.SourceLocation {
+        try parser.parse(ManifestRecord(line: line, values: [.src: src])).get().source
+    }
+
+    @Test("Consecutive rows of one src, then others, then a copy with another folder: each resolved against its own")
+    func memoKeyedByTextAndFolder() throws {
+        let parser = RowParser(baseDirectory: "/manifests")
+        #expect(try Self.location(parser, "a.jpg") == .file("/manifests/a.jpg"))
+        #expect(try Self.location(parser, "a.jpg", line: 3) == .file("/manifests/a.jpg"))
+        #expect(try Self.location(parser, "b.jpg", line: 4) == .file("/manifests/b.jpg"))
+        #expect(try Self.location(parser, "https://example.com/a.jpg", line: 5)
+                == .remote(URL(string: "https://example.com/a.jpg")!))
+        #expect(try Self.location(parser, "a.jpg", line: 6) == .file("/manifests/a.jpg"))
+        // A copy shares the memo's box; its own folder still decides.
+        var other = parser
+        other.baseDirectory = "/elsewhere"
+        #expect(try Self.location(other, "a.jpg", line: 7) == .file("/elsewhere/a.jpg"))
+        #expect(try Self.location(parser, "a.jpg", line: 8) == .file("/manifests/a.jpg"))
+    }
+
+    @Test("A bad src after a good one still fails, naming its own row")
+    func badAfterGood() throws {
+        let parser = RowParser(baseDirectory: "/manifests")
+        _ = try Self.location(parser, "https://example.com/a.jpg")
+        guard case .failure(let error) = parser.parse(ManifestRecord(line: 9, values: [.src: "https://"])) else {
+            Issue.record("a URL without a host was accepted")
+            return
+        }
+        #expect(error.row == 9 && error.column == "src")
+    }
+}

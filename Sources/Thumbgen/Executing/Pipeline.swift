@@ -60,6 +60,8 @@ public final class Pipeline: Sendable {
     /// over and not yet taken, and how many work items take them (`Pipeline+Checks.swift`).
     let unchecked = Mutex<[(request: ThumbnailRequest, pattern: OutputPathPattern?)]>([])
     let checkQueue = Mutex(CheckQueue())
+    /// The rows' path patterns, for the claims: one source's rows share one.
+    private let patterns = OutputPathPatternMemo()
 
     private struct State {
         var cancelled = false
@@ -124,7 +126,7 @@ public final class Pipeline: Sendable {
     public func submit(_ request: ThumbnailRequest) {
         admit(row: request.row)
         rows.enter()
-        let pattern = delivery.claims == nil ? nil : OutputPathPattern(
+        let pattern = delivery.claims == nil ? nil : patterns.pattern(
             template: request.outTemplate, name: request.source.stem, fit: request.spec.fit, row: request.row)
         configuration.onEvent?(.started(request))
         guard configuration.cache != nil, !isCancelled else {

@@ -12,12 +12,16 @@ public struct RowParser: Sendable {
     public var encoding = EncodingOptions()
     /// The last `out` template found valid: most manifests use one for every row, and
     /// checking it again cost as much as the rest of the row's parsing.
-    private let lastValid = LastValid()
+    private let lastValid = LastOne<String>()
+    /// The last `src` resolved, and where it led: rows of one source (its sizes) are usually
+    /// consecutive, and resolving it again was a tenth of a warm row's parsing. Keyed by the
+    /// base folder too: copies of a parser share the box, and may have other folders.
+    private let lastSource = LastOne<(text: String, base: String, location: SourceLocation)>()
 
-    /// A box for `lastValid`: a struct cannot hold a `Mutex` itself.
-    private final class LastValid: Sendable {
-        private let text = Mutex<String?>(nil)
-        func withLock<T>(_ body: (inout String?) -> T) -> T { text.withLock { body(&$0) } }
+    /// A box for one remembered value: a struct cannot hold a `Mutex` itself.
+    private final class LastOne<Value: Sendable>: Sendable {
+        private let value = Mutex<Value?>(nil)
+        func withLock<T>(_ body: (inout Value?) -> T) -> T { value.withLock { body(&$0) } }
     }
 
     /// Makes a parser with the given defaults and base folder.
@@ -61,7 +65,13 @@ public struct RowParser: Sendable {
         guard let srcText = value(.src)?.trimmingWhitespace, !srcText.isEmpty else {
             throw RowError(row: row, column: "src", reason: "is missing; every row needs a source")
         }
-        let source = try SourceResolver(baseDirectory: baseDirectory).resolve(srcText, row: row)
+        let source: SourceLocation
+        if let known = lastSource.withLock({ $0?.text == srcText && $0?.base == baseDirectory ? $0?.location : nil }) {
+            source = known
+        } else {
+            source = try SourceResolver(baseDirectory: baseDirectory).resolve(srcText, row: row)
+            lastSource.withLock { $0 = (srcText, baseDirectory, source) }
+        }
 
         var spec = ThumbnailSpec()
         spec.box = try box(value(.size), value(.width), value(.height), fail: fail)

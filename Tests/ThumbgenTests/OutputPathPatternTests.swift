@@ -1,0 +1,45 @@
+import Testing
+@testable import Thumbgen
+
+/// `OutputPathPattern` and its memo: which paths a row's `out` template can still render to,
+/// and the memo that reuses the pattern of the row before, never for a row it does not fit.
+@Suite("Output path patterns")
+struct OutputPathPatternTests {
+    static func bytes(_ path: String) -> [UInt8] { Array(path.utf8) }
+
+    @Test("A pattern matches the paths its unknowns can fill, and no other")
+    func matches() throws {
+        let pattern = try #require(OutputPathPattern(template: "{name}-{w}x{h}.{ext}", name: "cat", fit: .inside, row: 3))
+        #expect(pattern.matches(Self.bytes("cat-64x40.jpeg")))
+        #expect(!pattern.matches(Self.bytes("cat-64x40.JPEG")))
+        #expect(!pattern.matches(Self.bytes("dog-64x40.jpeg")))
+        #expect(!pattern.matches(Self.bytes("cat-64xab.jpeg")))
+    }
+
+    @Test("The memo gives the row before's pattern only when template, name and fit agree, and never for {row}")
+    func memo() throws {
+        let memo = OutputPathPatternMemo()
+        let first = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "cat", fit: .inside, row: 2))
+        let again = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "cat", fit: .inside, row: 3))
+        #expect(first.pieces == again.pieces)
+        let dog = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "dog", fit: .inside, row: 4))
+        #expect(dog.matches(Self.bytes("dog-inside-64.png")) && !dog.matches(Self.bytes("cat-inside-64.png")))
+        let cover = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "dog", fit: .cover, row: 5))
+        #expect(cover.matches(Self.bytes("dog-cover-64.png")) && !cover.matches(Self.bytes("dog-inside-64.png")))
+        let other = try #require(memo.pattern(template: "{name}/{w}.png", name: "dog", fit: .cover, row: 6))
+        #expect(other.matches(Self.bytes("dog/64.png")))
+        // `{row}` differs from row to row: each row gets its own.
+        let row7 = try #require(memo.pattern(template: "{row}-{w}.png", name: "dog", fit: .cover, row: 7))
+        let row8 = try #require(memo.pattern(template: "{row}-{w}.png", name: "dog", fit: .cover, row: 8))
+        #expect(row7.matches(Self.bytes("7-64.png")) && !row7.matches(Self.bytes("8-64.png")))
+        #expect(row8.matches(Self.bytes("8-64.png")) && !row8.matches(Self.bytes("7-64.png")))
+    }
+
+    @Test("A template that renders no path has no pattern, remembered or not")
+    func none() {
+        let memo = OutputPathPatternMemo()
+        #expect(memo.pattern(template: "", name: "cat", fit: .inside, row: 2) == nil)
+        #expect(memo.pattern(template: "", name: "cat", fit: .inside, row: 3) == nil)
+        #expect(memo.pattern(template: "{name}.png", name: "cat", fit: .inside, row: 4) != nil)
+    }
+}
