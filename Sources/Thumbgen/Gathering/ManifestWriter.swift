@@ -25,7 +25,7 @@ public struct ManifestWriter {
         if jsonLines {
             var object = JSONObjectText()
             for column in columns { object.add(column.rawValue, record.values[column]) }
-            return object.text + "\n"
+            return object.text() + "\n"
         }
         return columns.map { Self.csv(record.values[$0] ?? "") }.joined(separator: ",") + "\n"
     }

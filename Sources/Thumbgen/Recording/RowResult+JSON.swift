@@ -12,7 +12,7 @@ extension RowResult {
             var inner = JSONObjectText()
             inner.add("code", error.code.rawValue)
             inner.add("message", error.message)
-            json.addRaw("error", inner.text)
+            json.addRaw("error", inner.text())
         }
         json.add("format", format?.rawValue)
         json.add("height", height)
@@ -21,7 +21,7 @@ extension RowResult {
             inner.add("attempts", http.attempts)
             inner.add("bytes", Int(http.bytes))
             inner.add("status", http.status)
-            json.addRaw("http", inner.text)
+            json.addRaw("http", inner.text())
         }
         json.add("id", id)
         if let ms {
@@ -30,7 +30,7 @@ extension RowResult {
             inner.add("download", ms.download)
             inner.add("render", ms.render)
             inner.add("write", ms.write)
-            json.addRaw("ms", inner.text)
+            json.addRaw("ms", inner.text())
         }
         json.add("out", out)
         json.add("plan", plan?.rawValue)
@@ -42,7 +42,7 @@ extension RowResult {
         json.add("status", status.rawValue)
         json.add("warm", warm?.rawValue)
         json.add("width", width)
-        return json.text
+        return json.text()
     }
 }
 
@@ -55,21 +55,26 @@ extension RowResult.SourceInfo {
         json.add("frames", frames)
         json.add("height", height)
         json.add("width", width)
-        return json.text
+        return json.text()
     }
 }
 
 /// A JSON object written field by field, keys in the order given (the caller sorts them);
 /// absent values are left out, as `JSONEncoder` leaves out nil optionals.
 struct JSONObjectText {
+    /// The object so far, from its opening brace: closed by `text` (not copied into a new
+    /// string, as a warm run with --report encodes every row).
     private var body: String = {
-        var body = ""
+        var body = "{"
         body.reserveCapacity(384)
         return body
     }()
 
-    /// `{...}`.
-    var text: String { "{" + body + "}" }
+    /// `{...}`, the object done: its text closed in place, not copied.
+    consuming func text() -> String {
+        body += "}"
+        return body
+    }
 
     mutating func add(_ key: String, _ value: String?) {
         guard let value else { return }
@@ -91,7 +96,7 @@ struct JSONObjectText {
     }
 
     private mutating func addKey(_ key: String) {
-        if !body.isEmpty { body += "," }
+        if body.utf8.count > 1 { body += "," }
         body += "\""
         body += key
         body += "\":"
