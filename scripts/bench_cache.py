@@ -408,6 +408,14 @@ def remote_case(thumbgen, work, rounds, images):
     # The store shares this machine's cores here; on a real deployment it is elsewhere.
     print(f"nginx, on the same cores, spent {statistics.median(r[3] for r in results['cold+remote']):.2f} s of CPU "
           f"taking the uploads of a cold run")
+    # What the overhead would be with the store on another machine, estimated per round: the
+    # store's CPU spread over this machine's cores taken off the wall; and thumbgen's own CPU.
+    cores = os.cpu_count() or 1
+    apart = [(c[0] - c[3] / cores) / p[0] for c, p in zip(results["cold+remote"], results["cold"])]
+    cpu = [c[1] / p[1] for c, p in zip(results["cold+remote"], results["cold"])]
+    print(f"with the store's CPU taken off the wall (its CPU / {cores} cores, per round): {statistics.median(apart):.3f} "
+          f"({min(apart):.3f}-{max(apart):.3f}); thumbgen's own CPU, remote / none: {statistics.median(cpu):.3f} "
+          f"({min(cpu):.3f}-{max(cpu):.3f})")
     print(f"upload overhead {overhead:.3f} (per round {min(ratios):.3f}-{max(ratios):.3f}; target at most 1.05: "
           f"{'met' if overhead <= 1.05 else 'MISSED'}); PUTs in remote-warm runs: {puts_when_warm} (target 0)")
     return ok
