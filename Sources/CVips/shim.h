@@ -14,6 +14,15 @@
 /// VIPS_INIT is a macro; Swift needs a function.
 static inline int tg_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
+/// Loads the libvips module (a shared object that registers loaders and savers when it is
+/// opened) at `path`, for good; 1 when it loaded.
+static inline int tg_load_module(const char *path) {
+    GModule *module = g_module_open(path, G_MODULE_BIND_LAZY);
+    if (!module) return 0;
+    g_module_make_resident(module);
+    return 1;
+}
+
 /// libvips reports recoverable trouble (a bad tile, a short read) with g_warning; thumbgen
 /// reports failures per row instead, so the warnings are silenced unless asked for.
 static inline void tg_ignore_log(const gchar *domain, GLogLevelFlags level, const gchar *message,

@@ -32,6 +32,8 @@ struct DoctorCommand: ParsableCommand {
         do {
             // Started as a run would start it, so that --enable-loader shows in the table.
             try VipsRuntime.start(extraLoaders: limits.extraLoaders)
+            // Every loader this libvips has, the ones in modules a run does not load included.
+            try VipsRuntime.loadAllModules()
             capabilities = try VipsCapabilities.current()
         } catch {
             printError("\(error)")

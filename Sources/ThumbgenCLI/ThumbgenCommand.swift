@@ -20,6 +20,8 @@ struct ThumbgenCommand: ParsableCommand {
     /// Parses and runs the command, mapping argument errors to exit status 2 (the parser's
     /// own default is 64, but README's exit statuses promise 2 for an unusable command line).
     static func main() {
+        // Before libvips starts, and before any thread: only the modules of enabled loaders.
+        VipsModules.deferLoading()
         // A worker process the parent started: no command line, no signal trap (the parent
         // ends it), straight to the units.
         if CommandLine.arguments.dropFirst().first == WorkerLoop.argument { WorkerLoop.run() }

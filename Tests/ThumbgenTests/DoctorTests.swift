@@ -108,6 +108,20 @@ struct DoctorTests {
         #expect(enabled.loaders.filter { $0.format != nil }.allSatisfy { $0.enabled })
     }
 
+    @Test("A loader that lives in a libvips module (ImageMagick, poppler) is listed, blocked, and enabled alone by --enable-loader")
+    func moduleLoaders() async throws {
+        let report = try await doctor()
+        let inModules = ["magickload", "pdfload", "openslideload"].filter(report.others.map(\.name).contains)
+        guard let chosen = inModules.first else {
+            print("skipped: this libvips has none of its loaders in modules")
+            return
+        }
+        let enabled = try await doctor(["--enable-loader", chosen])
+        #expect(enabled.others.filter(\.enabled).map(\.name) == [chosen])
+        #expect(enabled.others.filter { inModules.contains($0.name) && $0.name != chosen }.allSatisfy { $0.available && !$0.enabled })
+        #expect(enabled.loaders.filter { $0.format != nil }.allSatisfy { $0.enabled })
+    }
+
     @Test("The limits are the defaults, and follow the flags a run would get")
     func limits() async throws {
         let defaults = try await doctor().limits

@@ -176,7 +176,7 @@ struct WorkerFaultTests {
         #expect(survivors.isEmpty, "workers left running: \(survivors)")
     }
 
-    @Test("A worker runs with no new privileges, a seccomp filter, no core files and a minimal environment")
+    @Test("A worker runs with no new privileges, a seccomp filter, no core files, a minimal environment, and none of the blocked loaders' libraries mapped")
     func workerHygiene() async throws {
         let space = try Self.workspace()
         let victim = "held-\(UUID().uuidString).png"
@@ -190,7 +190,7 @@ struct WorkerFaultTests {
         // A worker, found by the fault it was handed, once its hygiene is in place (after its
         // first unit), read whole in one pass: a worker found as it starts, or one the pool
         // retires, may be gone by the next read, so another is tried until one holds still.
-        let snapshot = try await OffPool.run { () -> (status: String, limits: String, environ: Data)? in
+        let snapshot = try await OffPool.run { () -> (status: String, limits: String, environ: Data, maps: String)? in
             let deadline = ContinuousClock.now + .seconds(90)
             while ContinuousClock.now < deadline {
                 for pid in Self.processes(withEnvironmentContaining: fault) {
@@ -200,16 +200,17 @@ struct WorkerFaultTests {
                           status.contains("Seccomp:\t2"),
                           let limits = try? String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8),
                           let environ = FileManager.default.contents(atPath: "/proc/\(pid)/environ"),
-                          !environ.isEmpty
+                          !environ.isEmpty,
+                          let maps = FileHandle(forReadingAtPath: "/proc/\(pid)/maps").flatMap({ try? $0.readToEnd() })
                     else { continue }
-                    return (status, limits, environ)
+                    return (status, limits, environ, String(decoding: maps, as: UTF8.self))
                 }
                 usleep(20_000)
             }
             return nil
         }
         // Found only with its seccomp filter on: none found fails here.
-        let (status, limits, environ) = try #require(snapshot, "no worker with its filter in place was found: \(runner.stderrText)")
+        let (status, limits, environ, maps) = try #require(snapshot, "no worker with its filter in place was found: \(runner.stderrText)")
         #expect(status.hasPrefix("Name:\tthumbgen-worker"), "\(status)")
         #expect(status.contains("NoNewPrivs:\t1"), "\(status)")
         #expect(limits.split(separator: "\n").contains { $0.hasPrefix("Max core file size") && $0.contains(" 0 ") },
@@ -218,5 +219,10 @@ struct WorkerFaultTests {
         #expect(names.isSubset(of: ["TMPDIR", "LD_LIBRARY_PATH", "SWIFT_BACKTRACE", "LANG", "THUMBGEN_WORKER_FAULT"]),
                 "\(names)")
         #expect(!names.contains("AWS_SECRET_ACCESS_KEY") && !names.contains("HOME"))
+        // libvips' modules of blocked loaders are not even loaded (`VipsModules`).
+        #expect(maps.contains("libvips.so"), "\(maps)")
+        for library in ["vips-magick", "vips-poppler", "vips-openslide", "libMagickCore", "libpoppler", "libopenslide"] {
+            #expect(!maps.contains(library), "\(library) is mapped")
+        }
     }
 }

@@ -32,10 +32,37 @@ public enum VipsRuntime {
         if ProcessInfo.processInfo.environment["THUMBGEN_VIPS_WARNINGS"] == nil {
             tg_silence_warnings()
         }
+        VipsModules.loadEnabled()
         vips_operation_block_set("VipsForeignLoad", 1)
         for loader in enabledLoaders { vips_operation_block_set(loader, 0) }
         return .success(())
     }()
+
+    /// Loads every libvips module (`VipsModules`), for a loader opted in by name and for
+    /// `doctor`'s list of every loader. A block covers only the classes registered when it
+    /// was set, so the families the modules bring are blocked here, one by one (blocking all
+    /// and unblocking some would, for a moment, block loaders other pipelines are using).
+    public static func loadAllModules() throws(ImagingError) {
+        try initialised.get()
+        moduleLock.withLock { _ in
+            VipsModules.loadAll()
+            let open = Set(enabledLoaders + extraLoaderNicknames.withLock { $0 }.compactMap(loaderFamily))
+            for family in loaderFamilies where !open.contains(family) {
+                vips_operation_block_set(family, 1)
+            }
+        }
+    }
+
+    /// The loader families: the classes directly below `VipsForeignLoad`.
+    private static var loaderFamilies: [String] {
+        var count: guint = 0
+        guard let children = g_type_children(g_type_from_name("VipsForeignLoad"), &count) else { return [] }
+        defer { g_free(children) }
+        return (0..<Int(count)).map { String(cString: g_type_name(children[$0])) }
+    }
+
+    /// Serialises loading modules and setting the block.
+    private static let moduleLock = Mutex(())
 
     /// The loaders switched on by `--enable-loader`, on top of `enabledLoaders`, by nickname.
     private static let extraLoaderNicknames = Mutex<[String]>([])
@@ -44,6 +71,9 @@ public enum VipsRuntime {
     /// `extraLoaders` (libvips nicknames such as `svgload`) are enabled as well, for good.
     public static func start(extraLoaders: [String] = []) throws(ImagingError) {
         try initialised.get()
+        if extraLoaders.contains(where: { loaderFamily($0) == nil }) {
+            try loadAllModules()
+        }
         for nickname in extraLoaders {
             guard let family = loaderFamily(nickname) else {
                 throw .libvips(operation: "enable-loader", message: "no loader named \(nickname)")
