@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Thumbgen
 
@@ -16,21 +17,26 @@ struct OutputPathPatternTests {
         #expect(!pattern.matches(Self.bytes("cat-64xab.jpeg")))
     }
 
-    @Test("The memo gives the row before's pattern only when template, name and fit agree, and never for {row}")
+    @Test("The memo gives the row before's pattern only when template, source and fit agree, and never for {row}")
     func memo() throws {
         let memo = OutputPathPatternMemo()
-        let first = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "cat", fit: .inside, row: 2))
-        let again = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "cat", fit: .inside, row: 3))
+        let first = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", source: .file("/in/cat.jpg"), fit: .inside, row: 2))
+        let again = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", source: .file("/in/cat.jpg"), fit: .inside, row: 3))
         #expect(first.pieces == again.pieces)
-        let dog = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "dog", fit: .inside, row: 4))
+        let dog = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", source: .file("/in/dog.png"), fit: .inside, row: 4))
         #expect(dog.matches(Self.bytes("dog-inside-64.png")) && !dog.matches(Self.bytes("cat-inside-64.png")))
-        let cover = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", name: "dog", fit: .cover, row: 5))
+        let cover = try #require(memo.pattern(template: "{name}-{fit}-{w}.png", source: .file("/in/dog.png"), fit: .cover, row: 5))
         #expect(cover.matches(Self.bytes("dog-cover-64.png")) && !cover.matches(Self.bytes("dog-inside-64.png")))
-        let other = try #require(memo.pattern(template: "{name}/{w}.png", name: "dog", fit: .cover, row: 6))
+        let other = try #require(memo.pattern(template: "{name}/{w}.png", source: .file("/in/dog.png"), fit: .cover, row: 6))
         #expect(other.matches(Self.bytes("dog/64.png")))
+        // Another source of the same name is another key, and names itself.
+        let elsewhere = try #require(memo.pattern(template: "{name}/{w}.png", source: .file("/elsewhere/dog.png"), fit: .cover, row: 7))
+        #expect(elsewhere.pieces == other.pieces)
+        let remote = try #require(memo.pattern(template: "{name}/{w}.png", source: .remote(URL(string: "https://example.com/a/cow.jpg?x=1")!), fit: .cover, row: 8))
+        #expect(remote.matches(Self.bytes("cow/64.png")))
         // `{row}` differs from row to row: each row gets its own.
-        let row7 = try #require(memo.pattern(template: "{row}-{w}.png", name: "dog", fit: .cover, row: 7))
-        let row8 = try #require(memo.pattern(template: "{row}-{w}.png", name: "dog", fit: .cover, row: 8))
+        let row7 = try #require(memo.pattern(template: "{row}-{w}.png", source: .file("/in/dog.png"), fit: .cover, row: 7))
+        let row8 = try #require(memo.pattern(template: "{row}-{w}.png", source: .file("/in/dog.png"), fit: .cover, row: 8))
         #expect(row7.matches(Self.bytes("7-64.png")) && !row7.matches(Self.bytes("8-64.png")))
         #expect(row8.matches(Self.bytes("8-64.png")) && !row8.matches(Self.bytes("7-64.png")))
     }
@@ -38,8 +44,8 @@ struct OutputPathPatternTests {
     @Test("A template that renders no path has no pattern, remembered or not")
     func none() {
         let memo = OutputPathPatternMemo()
-        #expect(memo.pattern(template: "", name: "cat", fit: .inside, row: 2) == nil)
-        #expect(memo.pattern(template: "", name: "cat", fit: .inside, row: 3) == nil)
-        #expect(memo.pattern(template: "{name}.png", name: "cat", fit: .inside, row: 4) != nil)
+        #expect(memo.pattern(template: "", source: .file("/in/cat.jpg"), fit: .inside, row: 2) == nil)
+        #expect(memo.pattern(template: "", source: .file("/in/cat.jpg"), fit: .inside, row: 3) == nil)
+        #expect(memo.pattern(template: "{name}.png", source: .file("/in/cat.jpg"), fit: .inside, row: 4) != nil)
     }
 }

@@ -127,7 +127,7 @@ public final class Pipeline: Sendable {
         admit(row: request.row)
         rows.enter()
         let pattern = delivery.claims == nil ? nil : patterns.pattern(
-            template: request.outTemplate, name: request.source.stem, fit: request.spec.fit, row: request.row)
+            template: request.outTemplate, source: request.source, fit: request.spec.fit, row: request.row)
         configuration.onEvent?(.started(request))
         guard configuration.cache != nil, !isCancelled else {
             // In manifest order, before any later row can ask for a path.

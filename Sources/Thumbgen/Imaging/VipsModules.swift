@@ -79,15 +79,4 @@ public enum VipsModules {
         guard isNew else { return }
         _ = tg_load_module(folder + "/" + file)
     }
-
-    /// The module files of `folder` mapped into this process now (from `/proc/self/maps`).
-    static var mapped: [String] {
-        guard let folder, let maps = processMaps else { return [] }
-        let prefix = folder + "/"
-        let files = maps.split(separator: "\n").compactMap { line -> String? in
-            guard let start = line.range(of: prefix) else { return nil }
-            return String(line[start.upperBound...])
-        }
-        return Array(Set(files)).sorted()
-    }
 }

@@ -17,6 +17,8 @@ struct OutputKey: Sendable, Equatable {
     var text: String { stored ?? (Self.header + Self.sourceLabel + source + "\n" + recipe) }
     /// The digest the output is stored under.
     let digest: String
+    /// The same SHA-256 as 32 bytes, as the warm journal keeps it.
+    let digestBytes: [UInt8]
     private let stored: String?
     private let source: String, recipe: String
 
@@ -31,7 +33,9 @@ struct OutputKey: Sendable, Equatable {
             var part = part
             part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
-        digest = ContentDigest.hex(hasher.finalize())
+        let final = hasher.finalize()
+        digest = ContentDigest.hex(final)
+        digestBytes = Array(final)
         stored = nil
         source = sourceDigest
         self.recipe = recipe
@@ -76,6 +80,7 @@ struct OutputKey: Sendable, Equatable {
         source = ""
         recipe = ""
         digest = ContentDigest.of(text: text)
+        digestBytes = JournalFormat.raw(hex: digest) ?? []
     }
 
     private static let header = "thumbgen-output-key 1\n"

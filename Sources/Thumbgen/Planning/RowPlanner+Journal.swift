@@ -17,7 +17,8 @@ extension RowPlanner {
         plan.sourceDigest = source.digest
         let key = OutputKey(sourceDigest: source.digest, request: request, strictness: limits.strictness)
         if outputDirectory != nil,
-           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key.digest) {
+           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key.digest,
+                                              keyBytes: key.digestBytes) {
             plan.key = key
             plan.cached = .present
             plan.output = vouched.record

@@ -97,30 +97,31 @@ struct OutputPathPattern: Sendable {
     private static func isHex(_ byte: UInt8) -> Bool { (48...57).contains(byte) || (97...102).contains(byte) }
 }
 
-/// The pattern of the row made just before, made again only when a row's template, name or fit
-/// differ (or its template holds `{row}`): a source's rows, one per size, follow one another,
-/// and making the pattern was a fifth of a warm run's reading thread.
+/// The pattern of the row made just before, made again only when a row's template, source or
+/// fit differ (or its template holds `{row}`): a source's rows, one per size, follow one another,
+/// and making the pattern (and the source's `{name}`) was a fifth of a warm run's reading thread.
 final class OutputPathPatternMemo: Sendable {
     private struct Last {
         var template: String
-        var name: String
+        var source: SourceLocation
         var fit: Fit
         var pattern: OutputPathPattern?
     }
 
     private let last = Mutex<Last?>(nil)
 
-    /// `OutputPathPattern(template:name:fit:row:)`, from the last one made when it serves.
-    func pattern(template: String, name: String, fit: Fit, row: Int) -> OutputPathPattern? {
+    /// `OutputPathPattern(template:name:fit:row:)` for a row of `source` (its `stem` is the
+    /// name), from the last one made when it serves.
+    func pattern(template: String, source: SourceLocation, fit: Fit, row: Int) -> OutputPathPattern? {
         let reusable = !template.containsBytes("{row}")
         if reusable, let hit = last.withLock({ last -> Last? in
-            guard let last, last.fit == fit, last.name == name, last.template == template else { return nil }
+            guard let last, last.fit == fit, last.source == source, last.template == template else { return nil }
             return last
         }) {
             return hit.pattern
         }
-        let pattern = OutputPathPattern(template: template, name: name, fit: fit, row: row)
-        if reusable { last.withLock { $0 = Last(template: template, name: name, fit: fit, pattern: pattern) } }
+        let pattern = OutputPathPattern(template: template, name: source.stem, fit: fit, row: row)
+        if reusable { last.withLock { $0 = Last(template: template, source: source, fit: fit, pattern: pattern) } }
         return pattern
     }
 }
