@@ -100,6 +100,6 @@ public final class ThumbnailCache: Sendable {
     func storeOutput(_ data: Data, record: OutputRecord, key: String) {
         blobs.put(data, digest: record.sha256)
         outputs.store(record, key: key)
-        remote?.upload(output: record, key: key, blobPath: blobs.path(record.sha256), bytes: data)
+        remote?.upload(output: record, key: key, bytes: data) { [blobs] in blobs.verifiedData(record.sha256) }
     }
 }

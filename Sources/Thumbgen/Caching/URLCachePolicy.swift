@@ -27,7 +27,7 @@ struct URLCachePolicy: Sendable {
         updated.lastModified = response.lastModified ?? record.lastModified
         if maxAge > 0 || freshness.storable {
             cache.urls.store(updated)
-            cache.remote?.upload(url: updated, blobPath: nil)
+            cache.remote?.upload(url: updated, blob: nil)
         } else {
             cache.urls.remove(record.url)
         }
@@ -48,7 +48,8 @@ struct URLCachePolicy: Sendable {
         let record = URLRecord(url: url, digest: response.sha256, etag: response.etag,
                                lastModified: response.lastModified, storedAt: now, freshFor: freshness.freshFor)
         cache.urls.store(record)
-        cache.remote?.upload(url: record, blobPath: blob)
+        let blobs = cache.blobs
+        cache.remote?.upload(url: record) { blobs.verifiedData(record.digest) }
         return blob
     }
 }

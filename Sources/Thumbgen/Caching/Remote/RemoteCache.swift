@@ -152,22 +152,28 @@ public final class RemoteCache: Sendable {
     // MARK: Writing
 
     /// Queues the upload of a rendered output: its blob, then its record. The blob is `bytes`,
-    /// held in memory while the uploader has room for them; otherwise it is read from
-    /// `blobPath` when its turn comes, and checked. Reading and hashing it again cost a cold
-    /// run with large outputs 1.5% of its CPU (1,000 outputs of 360 KB).
-    func upload(output record: OutputRecord, key: String, blobPath: String, bytes: Data? = nil) {
-        let held = bytes.flatMap { bytes in uploader?.reserve(bytes.count) == true ? bytes : nil }
-        let blob = held.map { bytes in RemoteUploader.File(kind: .blobs, name: record.sha256) { [UInt8](bytes) } }
-            ?? Self.blobFile(record.sha256, at: blobPath)
-        enqueue([blob, RemoteUploader.File(kind: .outputs, name: key) { RemoteEntries.encode(record, key: key) }],
+    /// held in memory while the uploader has room for them; otherwise `blob` reads it back
+    /// (checked) when its turn comes. Reading and hashing it again cost a cold run with large
+    /// outputs 1.5% of its CPU (1,000 outputs of 360 KB).
+    func upload(output record: OutputRecord, key: String, bytes: Data,
+                blob: @escaping @Sendable () -> Data?) {
+        let held = uploader?.reserve(bytes.count) == true ? bytes : nil
+        let file = RemoteUploader.File(kind: .blobs, name: record.sha256) {
+            (held ?? blob()).map { [UInt8]($0) }
+        }
+        enqueue([file, RemoteUploader.File(kind: .outputs, name: key) { RemoteEntries.encode(record, key: key) }],
                 holding: held?.count ?? 0)
     }
 
-    /// Queues the upload of a URL's record, after its body's blob when `blobPath` is given (a
-    /// fresh download; a `304` changes only the record).
-    func upload(url record: URLRecord, blobPath: String?) {
+    /// Queues the upload of a URL's record, after its body's blob when `blob` is given (a
+    /// fresh download; a `304` changes only the record), which reads it back (checked) when
+    /// its turn comes.
+    func upload(url record: URLRecord, blob: (@Sendable () -> Data?)?) {
         let entry = RemoteUploader.File(kind: .urls, name: URLIndex.name(for: record.url)) { RemoteEntries.encode(record) }
-        enqueue((blobPath.map { [Self.blobFile(record.digest, at: $0)] } ?? []) + [entry])
+        let body = blob.map { blob in
+            RemoteUploader.File(kind: .blobs, name: record.digest) { blob().map { [UInt8]($0) } }
+        }
+        enqueue((body.map { [$0] } ?? []) + [entry])
     }
 
     /// Queues `files`, which hold `holding` bytes reserved with the uploader.
@@ -181,15 +187,6 @@ public final class RemoteCache: Sendable {
         guard uploader.add(files, holding: holding) else {
             tally.update { $0.dropped += 1 }
             return
-        }
-    }
-
-    /// A local blob as an upload reads it: whole, and only if it still matches its digest.
-    private static func blobFile(_ digest: String, at path: String) -> RemoteUploader.File {
-        RemoteUploader.File(kind: .blobs, name: digest) {
-            guard let data = FileManager.default.contents(atPath: path) else { return nil }
-            let bytes = [UInt8](data)
-            return ContentDigest.of(bytes) == digest ? bytes : nil
         }
     }
 }
