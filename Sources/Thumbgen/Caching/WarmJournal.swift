@@ -144,13 +144,12 @@ final class WarmJournal: Sendable {
         let path: String
     }
 
-    /// The output of `request` over `source` under `key` (in hex, and as the 32 `keyBytes`,
-    /// which the output key has in hand: converting every row's back cost 1.5% of a warm
-    /// run), if the previous journal has it and
+    /// The output of `request` over `source` under `key`, if the previous journal has it and
     /// its record and its file under `--out` are still the ones it proved. Noted for the next
-    /// journal.
-    func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key: String,
-                keyBytes: [UInt8]) -> Vouched? {
+    /// journal. The key's 32 bytes come from the key itself (converting every row's hex back
+    /// cost 1.5% of a warm run).
+    func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key outputKey: OutputKey) -> Vouched? {
+        let key = outputKey.digest, keyBytes = outputKey.digestBytes
         guard let previous, keyBytes.count == 32 else { return nil }
         let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
         let hash = JournalFormat.entryHash(sourcePath: sourcePath, key: keyBytes, template: request.outTemplate, row: row)

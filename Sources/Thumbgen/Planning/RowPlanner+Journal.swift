@@ -17,8 +17,7 @@ extension RowPlanner {
         plan.sourceDigest = source.digest
         let key = OutputKey(sourceDigest: source.digest, request: request, strictness: limits.strictness)
         if outputDirectory != nil,
-           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key.digest,
-                                              keyBytes: key.digestBytes) {
+           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key) {
             plan.key = key
             plan.cached = .present
             plan.output = vouched.record

@@ -113,15 +113,17 @@ final class OutputPathPatternMemo: Sendable {
     /// `OutputPathPattern(template:name:fit:row:)` for a row of `source` (its `stem` is the
     /// name), from the last one made when it serves.
     func pattern(template: String, source: SourceLocation, fit: Fit, row: Int) -> OutputPathPattern? {
-        let reusable = !template.containsBytes("{row}")
-        if reusable, let hit = last.withLock({ last -> Last? in
+        // Only templates without `{row}` are remembered, so a hit needs no scan of the template.
+        if let hit = last.withLock({ last -> Last? in
             guard let last, last.fit == fit, last.source == source, last.template == template else { return nil }
             return last
         }) {
             return hit.pattern
         }
         let pattern = OutputPathPattern(template: template, name: source.stem, fit: fit, row: row)
-        if reusable { last.withLock { $0 = Last(template: template, source: source, fit: fit, pattern: pattern) } }
+        if !template.containsBytes("{row}") {
+            last.withLock { $0 = Last(template: template, source: source, fit: fit, pattern: pattern) }
+        }
         return pattern
     }
 }
