@@ -21,11 +21,12 @@ static double cpu_seconds(void) {
     return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* thumbgen's ShrinkOnLoad.jpegFactor: leave the kernel at least a factor of two. */
+/* thumbgen's ShrinkOnLoad.jpegFactor in its default mode (balanced): DCT 1/2 with no
+ * headroom, 1/4 and 1/8 leaving the kernel at least a factor of two. */
 static int jpeg_factor(double shrink) {
     if (shrink >= 16) return 8;
     if (shrink >= 8) return 4;
-    if (shrink >= 4) return 2;
+    if (shrink >= 2) return 2;
     return 1;
 }
 

@@ -3,7 +3,7 @@ import Foundation
 import Thumbgen
 
 /// The options that decide what a row's outputs are and where their sources come from: the
-/// cache, the column defaults, the encoder flags, the download settings and the image limits.
+/// cache, the column defaults, the encoder and decoding flags, the download settings and the image limits.
 /// `render`, `warm` and `explain` share them, so that `explain` plans a row with the key the
 /// run would use.
 struct RecipeOptions: ParsableArguments {
@@ -16,6 +16,9 @@ struct RecipeOptions: ParsableArguments {
     @OptionGroup(title: "Output formats")
     var formats: FormatOptions
 
+    @OptionGroup(title: "Decoding")
+    var decoding: DecodeOptions
+
     @OptionGroup(title: "HTTP sources")
     var fetch: FetchOptions
 
@@ -26,6 +29,7 @@ struct RecipeOptions: ParsableArguments {
     func parser(baseDirectory: String) -> RowParser {
         var parser = RowParser(defaults: defaults.values, baseDirectory: baseDirectory)
         parser.encoding = formats.encoding
+        parser.shrinkOnLoad = decoding.shrinkOnLoad
         return parser
     }
 }

@@ -73,7 +73,7 @@ struct ExplainTests {
         #expect(byLine.first?.key?.digest == row.key?.digest)
         let text = try await CLIRunner.run(["explain", space.folder.file("manifest.csv").path, "hero",
                                             "--out", space.out.path], cacheDirectory: space.cache)
-        #expect(text.stdout.contains("plan: keep") && text.stdout.contains("quality     80"), "\(text.stdout)")
+        #expect(text.stdout.contains("plan: keep") && text.stdout.contains("quality         80"), "\(text.stdout)")
     }
 
     @Test("A miss after a recipe change names the field that changed, with both values")

@@ -42,8 +42,8 @@ struct HEIFThumbnailTests {
             let scale = try #require(opened.heifThumbnailScale, "\(name): no thumbnail found")
             #expect(abs(scale - 320.0 / 1200) < 0.01, "\(name): \(scale)")
             // 0.2 of 1200 is 240 pixels: the 320-pixel thumbnail serves; 0.5 needs the primary.
-            #expect(try decoder.decode(opened, requiredScale: 0.2).image.width == 320, "\(name)")
-            let full = try decoder.decode(decoder.open(path: space.folder.file(name).path), requiredScale: 0.5)
+            #expect(try decoder.decode(opened, requiredScale: 0.2, shrinkOnLoad: .balanced).image.width == 320, "\(name)")
+            let full = try decoder.decode(decoder.open(path: space.folder.file(name).path), requiredScale: 0.5, shrinkOnLoad: .balanced)
             #expect(full.image.width == 1200, "\(name)")
         }
     }

@@ -1,17 +1,22 @@
 /// Chooses how much a loader may shrink while decoding, given the largest scale any output
-/// needs (`ThumbnailGeometry.requiredScale`).
+/// needs (`ThumbnailGeometry.requiredScale`) and the row's `ShrinkOnLoadMode`.
 ///
-/// Like `vips_thumbnail`, it leaves JPEG at least a factor of two for the final resample:
-/// libjpeg's DCT scaling is a box filter that adds aliasing, and the kernel cleans it up.
+/// `vips_thumbnail` leaves JPEG at least a factor of two for the final resample: libjpeg's DCT
+/// scaling filters less well than the kernel, and the kernel cleans up after it. How much of
+/// that headroom a row keeps is its mode's choice (`exact` keeps all of it).
 enum ShrinkOnLoad {
-    /// The JPEG DCT scaling factor: 1, 2, 4 or 8.
-    static func jpegFactor(requiredScale: Double) -> Int {
+    /// The JPEG DCT scaling factor, 1, 2, 4 or 8, for `mode`.
+    static func jpegFactor(requiredScale: Double, mode: ShrinkOnLoadMode) -> Int {
         guard requiredScale > 0 else { return 1 }
         let shrink = 1 / requiredScale
-        if shrink >= 16 { return 8 }
-        if shrink >= 8 { return 4 }
-        if shrink >= 4 { return 2 }
-        return 1
+        let headroom: (Int) -> Double = { factor in
+            switch mode {
+            case .exact: return 2
+            case .balanced: return factor == 2 ? 1 : 2
+            case .fast: return 1
+            }
+        }
+        return [8, 4, 2].first { shrink >= Double($0) * headroom($0) } ?? 1
     }
 
     /// The WebP decode scale in (0, 1]. libwebp's scaler averages every source pixel as it
@@ -34,12 +39,13 @@ enum ShrinkOnLoad {
     /// decode only when their values agree, so that a row's bytes never depend on which other
     /// rows happened to share its source's decode (the cache keys outputs by source and recipe
     /// alone).
-    static func loadedScale(loader: String, requiredScale: Double, heifThumbnailScale: Double? = nil) -> Double {
+    static func loadedScale(loader: String, requiredScale: Double, mode: ShrinkOnLoadMode,
+                            heifThumbnailScale: Double? = nil) -> Double {
         switch loader {
         case "heifload":
             return heifUsesThumbnail(requiredScale: requiredScale, thumbnailScale: heifThumbnailScale)
                 ? heifThumbnailScale ?? 1 : 1
-        case "jpegload": return 1 / Double(jpegFactor(requiredScale: requiredScale))
+        case "jpegload": return 1 / Double(jpegFactor(requiredScale: requiredScale, mode: mode))
         case "webpload": return webpScale(requiredScale: requiredScale)
         default: return 1
         }

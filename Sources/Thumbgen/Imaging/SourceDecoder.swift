@@ -42,9 +42,10 @@ struct SourceDecoder: Sendable {
             && (header.loader == "gifload" || header.loader == "webpload")
     }
 
-    /// Decodes `source` reduced as far as `requiredScale` allows, and upright; with
-    /// `allFrames` (only where `canAnimate`), every frame, stacked top to bottom.
-    func decode(_ source: OpenedSource, requiredScale: Double, allFrames: Bool = false)
+    /// Decodes `source` reduced as far as `requiredScale` and `shrinkOnLoad` allow, and
+    /// upright; with `allFrames` (only where `canAnimate`), every frame, stacked top to bottom.
+    func decode(_ source: OpenedSource, requiredScale: Double, shrinkOnLoad: ShrinkOnLoadMode,
+                allFrames: Bool = false)
         throws(ImagingError) -> DecodedImage
     {
         let path = source.path, header = source.header
@@ -63,7 +64,7 @@ struct SourceDecoder: Sendable {
         var image = source.image
         switch header.loader {
         case "jpegload":
-            let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale)
+            let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale, mode: shrinkOnLoad)
             if factor > 1 || reopen {
                 image = try VipsImageRef.loadJPEG(path: path, shrinkFactor: factor, access: access,
                                                   strictness: strictness)
@@ -97,7 +98,7 @@ struct SourceDecoder: Sendable {
     func decodeError(path: String, watch: StageWatch) -> ImagingError? {
         do {
             // Full size: shrink-on-load of extreme shapes (3×62728) trips libvips assertions.
-            let decoded = try decode(open(path: path), requiredScale: 1)
+            let decoded = try decode(open(path: path), requiredScale: 1, shrinkOnLoad: .exact)
             // A private copy to kill: the file was opened afresh, but the rule stays simple.
             let own = try decoded.image.copied()
             watch.enter("decode", evaluating: own)

@@ -25,6 +25,8 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var animated = false
     /// Per-format encoder settings (run-wide flags).
     public var encoding = EncodingOptions()
+    /// How far a JPEG source may shrink while it decodes (run-wide `--shrink-on-load`).
+    public var shrinkOnLoad: ShrinkOnLoadMode = .balanced
 
     /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.
     public init() {}
@@ -43,7 +45,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
             "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
             "kernel=\(kernel.rawValue)", "format=\(formatText)",
             "q=\(quality.map(String.init) ?? "-")", "bg=\(background)",
-            "anim=\(animates)", "enc=\(encodingText)",
+            "anim=\(animates)", "enc=\(encodingText)", "sol=\(shrinkOnLoad.rawValue)",
         ].joined(separator: ";")
     }
 
@@ -63,5 +65,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     /// 3: RGB sources whose embedded profile is sRGB by content skip the profile transform;
     /// reductions by 4 or more box-shrink by whole divisors first (`BoxPreShrink`); small
     /// reduces use libvips' C code, not liborc's (`ThumbnailRenderer.vectorCodeMinimumPixels`).
-    public static let recipeVersion = 3
+    /// 4: JPEG sources shrink on load by `shrinkOnLoad` (`balanced` by default: DCT ½ with no
+    /// headroom), which is in the identifier.
+    public static let recipeVersion = 4
 }

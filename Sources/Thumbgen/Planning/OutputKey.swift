@@ -117,7 +117,8 @@ struct OutputKey: Sendable, Equatable {
 
     /// The spec identifier's short names that differ from the manifest's column names.
     private static let columnNames = ["box": "size", "q": "quality", "bg": "background",
-                                      "anim": "animated", "enc": "encoding"]
+                                      "anim": "animated", "enc": "encoding",
+                                      "sol": "shrink-on-load"]
 
     /// The value of the part `name`.
     subscript(name: String) -> String? { parts.first { $0.name == name }?.value }

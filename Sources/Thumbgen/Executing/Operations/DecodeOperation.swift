@@ -106,6 +106,7 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         }
         let groups = Dictionary(grouping: accepted) {
             DecodeKey(scale: ShrinkOnLoad.loadedScale(loader: header.loader, requiredScale: scale($0),
+                                                  mode: $0.request.spec.shrinkOnLoad,
                                                   heifThumbnailScale: opened.heifThumbnailScale),
                       allFrames: allFrames($0))
         }
@@ -119,7 +120,11 @@ final class DecodeOperation: Operation, @unchecked Sendable {
         let shares = groups.flatMap { key, group in key.allFrames ? group.map { [$0] } : [group] }
         for group in shares {
             let allFrames = allFrames(group[0])
-            var result = decode(opened, for: group, scale: group.map(scale).max() ?? 1,
+            // The row that needs the most pixels decides, by its own mode: every row of the
+            // group loads at the same scale, so that row's choice is each row's choice.
+            let largest = group.max { scale($0) < scale($1) } ?? group[0]
+            var result = decode(opened, for: group, scale: scale(largest),
+                                shrinkOnLoad: largest.request.spec.shrinkOnLoad,
                                 allFrames: allFrames, digest: digest, keepAlive: keepAlive, watch: watch)
                 .map { decoded in
                     var decoded = decoded
@@ -171,11 +176,12 @@ final class DecodeOperation: Operation, @unchecked Sendable {
     }
 
     private func decode(_ opened: SourceDecoder.OpenedSource, for jobs: [Job], scale: Double,
-                        allFrames: Bool, digest: String?, keepAlive: TemporaryDownload?,
+                        shrinkOnLoad: ShrinkOnLoadMode, allFrames: Bool, digest: String?, keepAlive: TemporaryDownload?,
                         watch: StageWatch) -> Result<DecodedImage, ThumbnailFailure>
     {
         do {
-            var decoded = try decoder.decode(opened, requiredScale: scale, allFrames: allFrames)
+            var decoded = try decoder.decode(opened, requiredScale: scale, shrinkOnLoad: shrinkOnLoad,
+                                             allFrames: allFrames)
             if jobs.count > 1 {
                 let own = try decoded.image.copied()
                 watch.enter("decode", evaluating: own)
