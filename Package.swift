@@ -3,7 +3,8 @@ import PackageDescription
 
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
 /// (`thumbgen`) over it; libvips and libcurl are reached only through the `CVips` and `CCurl`
-/// system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`.
+/// system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
+/// `CJPEGWriter` is the one C source file: a JPEG writer that needs libjpeg's setjmp errors.
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -28,9 +29,15 @@ let package = Package(
         ),
         .systemLibrary(name: "CSystem"),
         .target(
+            name: "CJPEGWriter",
+            dependencies: ["CVips"],
+            linkerSettings: [.linkedLibrary("jpeg")]
+        ),
+        .target(
             name: "Thumbgen",
             dependencies: [
                 "CVips",
+                "CJPEGWriter",
                 "CCurl",
                 "CSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -50,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbgenTests",
-            dependencies: ["Thumbgen", "CVips", "CSystem"],
+            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter"],
             exclude: ["Support/fault_server.py", "Support/moto_server.py"]
         ),
     ]

@@ -7,13 +7,16 @@
  * group of sizes that share a JPEG shrink-on-load factor (decoded into memory when the group
  * has several sizes, as thumbgen shares it; left lazy for one), then per size a Lanczos-3
  * `vips_resize` to fit SIZE x SIZE and a JPEG encode to memory (Q80, optimised Huffman
- * tables, metadata stripped: thumbgen's defaults). Prints the CPU time per source and per
+ * tables, metadata stripped: thumbgen's defaults; with FLOOR_DIRECT=1 through thumbgen's own
+ * writer, as thumbgen runs). Prints the CPU time per source and per
  * output, split into decoding and resizing + encoding. scripts/bench_floor runs it. */
 #include <vips/vips.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "tg_jpeg_writer.h"
 
 static double cpu_seconds(void) {
     struct timespec t;
@@ -30,6 +33,8 @@ static int jpeg_factor(double shrink) {
     return 1;
 }
 
+/* FLOOR_DIRECT=1: encode with thumbgen's own JPEG writer (Sources/CJPEGWriter), which
+ * evaluates the pipeline on the calling thread, instead of jpegsave; same bytes. */
 static void fail(const char *what) {
     fprintf(stderr, "vips_floor: %s: %s\n", what, vips_error_buffer());
     exit(1);
@@ -46,6 +51,7 @@ int main(int argc, char **argv) {
     int sizes[64], count = 0;
     for (char *p = strtok(argv[1], ","); p && count < 64; p = strtok(NULL, ",")) sizes[count++] = atoi(p);
 
+    int direct = getenv("FLOOR_DIRECT") != NULL;
     double decode = 0, render = 0;
     long outputs = 0, bytes = 0;
     for (int f = 2; f < argc; f++) {
@@ -85,10 +91,12 @@ int main(int argc, char **argv) {
                 void *buffer;
                 size_t length;
                 if (vips_resize(decoded, &resized, scale, NULL)) fail("resize");
-                if (vips_jpegsave_buffer(resized, &buffer, &length, "Q", 80, "strip", TRUE,
-                                         "optimize_coding", TRUE, NULL)) fail("jpegsave");
+                if (direct) {
+                    if (tg_jpeg_write(resized, 80, 0, &buffer, &length)) fail("tg_jpeg_write");
+                } else if (vips_jpegsave_buffer(resized, &buffer, &length, "Q", 80, "strip", TRUE,
+                                                "optimize_coding", TRUE, NULL)) fail("jpegsave");
                 g_object_unref(resized);
-                g_free(buffer);
+                if (direct) free(buffer); else g_free(buffer);
                 bytes += length;
                 outputs++;
                 render += cpu_seconds() - t1;

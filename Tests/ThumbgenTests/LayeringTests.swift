@@ -12,8 +12,8 @@ struct LayeringTests {
 
     /// libvips' functions and constants, `CVips`' shims (libcurl's shims, `tg_curl_`, are
     /// `curlSymbols`' business, and the Linux ones, `tg_sys_`, `systemSymbols`') and the GLib
-    /// calls that free what libvips hands out.
-    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_)[a-z]|VIPS_|g_free|g_object"#
+    /// calls that free what libvips hands out; `CJPEGWriter`, which writes libvips images.
+    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
     /// `CSystem`: its module and its shims.
     static let systemSymbols = #"import CSystem|tg_sys_"#
     /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).

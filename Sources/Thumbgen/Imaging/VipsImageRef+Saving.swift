@@ -1,3 +1,4 @@
+import CJPEGWriter
 import CVips
 import Foundation
 
@@ -24,6 +25,10 @@ extension VipsImageRef {
     /// Evaluates the image and encodes it in memory with `saver`; a failure is reported under
     /// `operation`. The bytes stay in libvips' buffer, freed with the `Data`.
     func saved(with saver: VipsSaver, operation: String) throws(ImagingError) -> Data {
+        if case .jpeg(let quality, let progressive) = saver,
+           let data = try writtenAsJPEG(quality: quality, progressive: progressive, operation: operation) {
+            return data
+        }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
@@ -49,5 +54,22 @@ extension VipsImageRef {
             throw .libvips(operation: operation, message: VipsErrorBuffer.take())
         }
         return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { p, _ in g_free(p) })
+    }
+
+    /// The image as `jpegsave` would write it with `saver`'s settings, evaluated on this thread
+    /// by `tg_jpeg_write` (no saver operation, no sink threads); nil when that writer does not
+    /// take this image (not 8-bit grey or RGB, or libvips gives images more than one thread).
+    private func writtenAsJPEG(quality: Int, progressive: Bool, operation: String)
+        throws(ImagingError) -> Data?
+    {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status = tg_jpeg_write(UnsafeMutableRawPointer(pointer), Int32(quality), progressive ? 1 : 0, &buffer, &length)
+        if status == TG_JPEG_WRITER_UNSUPPORTED { return nil }
+        guard status == 0, let buffer else {
+            free(buffer)
+            throw .libvips(operation: operation, message: VipsErrorBuffer.take())
+        }
+        return Data(bytesNoCopy: buffer, count: length, deallocator: .free)
     }
 }
