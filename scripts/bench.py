@@ -37,7 +37,10 @@ from pathlib import Path
 SIZE = 256
 QUALITY = 80
 LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-base", "thumbgen-base-1size",
-                    "thumbgen-2shards", "pyvips", "vipsthumbnail", "pillow")
+                    "thumbgen-exact", "thumbgen-2shards", "pyvips", "vipsthumbnail", "pillow")
+# thumbgen-exact: thumbgen with --shrink-on-load exact, so that its JPEG decodes keep the
+# headroom vipsthumbnail and Pillow's thumbnail() keep (the default, balanced, halves a source
+# 2-4 times the output with no headroom): the comparison at equal decoding work.
 # thumbgen-2shards: the manifest as two shard processes at once (--shard 0/2 and 1/2, --jobs 1
 # each: a core each), into one --out and one cache, against thumbgen's one process of --jobs 2.
 # thumbgen-base and thumbgen-base-1size: the same runs as thumbgen and thumbgen-1size with
@@ -337,6 +340,8 @@ def contender_commands(name, outdir, files, thumbgen, connections=16, baseline="
         # Two shards of the same manifest at once, a core each, as two machines would run them.
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--shard", f"{i}/2", "--jobs", "1"]
                 for i in (0, 1)]
+    if name == "thumbgen-exact":
+        return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--shrink-on-load", "exact"]]
     if name == "thumbgen-inproc":
         # The same run with decode/render/encode in the parent, as before worker isolation.
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags, "--isolation", "none"]]
@@ -1012,7 +1017,7 @@ def run_benchmark(args):
         sys.exit(f"bench: error: unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
     if any(c.startswith("thumbgen-base") for c in contenders) and not args.baseline:
         sys.exit("bench: error: thumbgen-base selected but no --baseline binary given (THUMBGEN_BASELINE_BIN)")
-    if {"thumbgen", "thumbgen-inproc", "thumbgen-net"} & set(contenders) and not args.thumbgen:
+    if {"thumbgen", "thumbgen-inproc", "thumbgen-exact", "thumbgen-net"} & set(contenders) and not args.thumbgen:
         sys.exit("bench: error: thumbgen selected but no --thumbgen binary given")
     workloads = WORKLOADS if args.workload == "all" else (args.workload,)
     network = [c for c in contenders if c in NETWORK_CONTENDERS] if "wallpapers" in workloads else []

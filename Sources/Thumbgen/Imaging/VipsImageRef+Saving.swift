@@ -23,9 +23,11 @@ enum VipsSaver: Sendable, Equatable {
 
 extension VipsImageRef {
     /// Evaluates the image and encodes it in memory with `saver`; a failure is reported under
-    /// `operation`. The bytes stay in libvips' buffer, freed with the `Data`.
-    func saved(with saver: VipsSaver, operation: String) throws(ImagingError) -> Data {
-        if case .jpeg(let quality, let progressive) = saver,
+    /// `operation`. With `onCallingThread`, a JPEG is evaluated on this thread by
+    /// `tg_jpeg_write` where it takes the image (same bytes, no saver's threads). The bytes stay
+    /// in the encoder's buffer, freed with the `Data`.
+    func saved(with saver: VipsSaver, operation: String, onCallingThread: Bool = false) throws(ImagingError) -> Data {
+        if onCallingThread, case .jpeg(let quality, let progressive) = saver,
            let data = try writtenAsJPEG(quality: quality, progressive: progressive, operation: operation) {
             return data
         }

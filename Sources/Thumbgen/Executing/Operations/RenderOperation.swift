@@ -85,7 +85,8 @@ final class RenderOperation: Operation, @unchecked Sendable {
         StageReport.enter(.render, row: job.request.row)
         let image = try renderer.render(decoded, spec: spec, plan: row.geometry, format: format, watch: watch)
         StageReport.enter(.encode, row: job.request.row)
-        let data = try encoder.encode(image, as: format, quality: spec.quality, options: spec.encoding, watch: watch)
+        let data = try encoder.encode(image, as: format, quality: spec.quality, options: spec.encoding,
+                                      sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
         return (data, image.width, image.pageHeight)
     }
 
