@@ -34,6 +34,9 @@ int tg_jpeg_write(void *image, int quality, int progressive, void **out, size_t 
         (in->Bands != 1 && in->Bands != 3) || vips_concurrency_get() != 1)
         return TG_JPEG_WRITER_UNSUPPORTED;
 
+    // As jpegsave does before its sink: the image must be one that can be read by regions.
+    if (vips_image_pio_input(in)) return -1;
+
     struct jpeg_compress_struct cinfo;
     WriterError error;
     // Written after setjmp and read after a jump: volatile, so the jump sees their values.
@@ -89,6 +92,9 @@ int tg_jpeg_write(void *image, int quality, int progressive, void **out, size_t 
     jpeg_finish_compress(&cinfo);
     jpeg_destroy_compress(&cinfo);
     g_object_unref(region);
+    // As libvips' sinks do once an image is written: loaders drop what they hold (a
+    // sequential loader closes its file) without waiting for the last reference to go.
+    vips_image_minimise_all(in);
     *out = memory;
     *length = size;
     return 0;
