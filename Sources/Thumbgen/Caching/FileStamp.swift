@@ -34,6 +34,14 @@ struct FileStamp: Equatable, Sendable {
         return stat(path, &info) == 0 ? FileStamp(info) : nil
     }
 
+    /// The stamp of the file at `path` relative to the open folder `folder` (symbolic links
+    /// followed), or nil when there is none: the kernel walks only `path`'s own components,
+    /// not the folder's again (a warm run stats every row's output).
+    static func of(_ path: String, in folder: Int32) -> FileStamp? {
+        var info = stat()
+        return fstatat(folder, path, &info, 0) == 0 ? FileStamp(info) : nil
+    }
+
     /// The stamp of the file at the C string `path`, or nil when there is none.
     static func of(cString path: UnsafePointer<CChar>) -> FileStamp? {
         var info = stat()

@@ -22,8 +22,8 @@ final class WarmJournal: Sendable {
     /// The journal's file.
     let path: String
     private let layout: CacheLayout
-    /// `--out`'s path with a slash, as the planner joins outputs' paths to it.
-    private let outputFolder: String
+    /// `--out`, open, so that each output's stamp is taken relative to it (`fstatat`).
+    private let outputFolder: Int32
     private let identity: JournalIdentity
     /// This run's folder stamps, taken as it opened the journal, and when.
     private let folders: CacheFolderStamps
@@ -51,8 +51,9 @@ final class WarmJournal: Sendable {
                                        cacheRoot: cache.directory.path, cacheDevice: base.device,
                                        cacheInode: base.inode)
         self.identity = identity
-        let folder = outputDirectory.path
-        outputFolder = folder.hasSuffix("/") ? folder : folder + "/"
+        let folder = open(outPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return nil }
+        outputFolder = folder
         let path = layout.base + "/journals/" + ContentDigest.of(text: outPath)
         self.path = path
         writes = !layout.looksOnly
@@ -64,6 +65,8 @@ final class WarmJournal: Sendable {
         previous = trusted
         stable = trusted.map { folders.stable(against: $0.folders) } ?? []
     }
+
+    deinit { close(outputFolder) }
 
     private static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -172,7 +175,7 @@ final class WarmJournal: Sendable {
         if !stable[CacheFolderStamps.outputs(keyBytes[0])] {
             guard FileStamp.of(recordPath())?.isSameRecord(as: recordStamp) == true else { return nil }
         }
-        guard FileStamp.of(outputFolder + path) == outStamp else { return nil }
+        guard FileStamp.of(path, in: outputFolder) == outStamp else { return nil }
         var touched: FileStamp?
         if writes, openedAt - recordStamp.modified > Self.touchAfter {
             guard let now = layout.touch(recordPath()), now.inode == recordStamp.inode else { return nil }
