@@ -36,7 +36,27 @@ extension StringProtocol {
     /// Whether `needle`'s UTF-8 bytes occur in this text: a byte search, where Foundation's
     /// `contains(_:)` goes through `NSString` (`range(of:)`) at a microsecond a call.
     func containsBytes(_ needle: String) -> Bool {
-        let needle = Array(needle.utf8)
+        // A scan of the text's own bytes: no array made for the needle, no generic slicing
+        // (both showed in a warm run, which asks this several times a row).
+        var needle = needle
+        let found = utf8.withContiguousStorageIfAvailable { hay -> Bool in
+            needle.withUTF8 { bytes in
+                guard let start = bytes.baseAddress, !bytes.isEmpty else { return true }
+                guard let base = hay.baseAddress, hay.count >= bytes.count else { return false }
+                let first = start.pointee
+                for offset in 0...(hay.count - bytes.count)
+                where base[offset] == first && memcmp(base + offset, start, bytes.count) == 0 {
+                    return true
+                }
+                return false
+            }
+        }
+        return found ?? slowlyContains(needle)
+    }
+
+    /// `containsBytes` for text without contiguous UTF-8 (a bridged string).
+    private func slowlyContains(_ needleText: String) -> Bool {
+        let needle = Array(needleText.utf8)
         guard let first = needle.first else { return true }
         let hay = utf8
         var index = hay.startIndex
