@@ -43,6 +43,9 @@ public struct RowParser: Sendable {
 
     private func request(from record: ManifestRecord) throws(RowError) -> ThumbnailRequest {
         let row = record.line
+        // The local functions below capture this, not `self`: `fail` is passed on as a
+        // closure, and capturing `self` copied the whole parser for every row.
+        let defaults = self.defaults
         // The size columns go together: a row that sets any of them ignores the flag's size.
         let rowSetsSize = [.width, .height, .size].contains { record.values[$0] != nil }
         func value(_ column: ManifestColumn) -> String? {
