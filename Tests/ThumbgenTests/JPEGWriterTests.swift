@@ -120,4 +120,21 @@ struct JPEGWriterTests {
         defer { tg_unref(sixteen) }
         #expect(Self.direct(sixteen, quality: 80, progressive: false).status == TG_JPEG_WRITER_UNSUPPORTED)
     }
+
+    @Test("A run whose images get two libvips threads (jpegsave) writes the same bytes as the default (the writer)")
+    func sameBytesThroughTheCLI() async throws {
+        var outputs: [Data] = []
+        for flags in [[], ["--threads-per-image", "2"]] {
+            // A workspace each: its own cache, so that the second run renders too.
+            let space = try Workspace("jpeg-writer")
+            try space.fixture(StageTimeoutTests.noise(width: 800, height: 500), "a.jpg", as: .jpeg)
+            let run = try await space.run(manifest: CSV.manifest(["src", "size", "out"], [
+                ["a.jpg", "256", "a-256.jpg"], ["a.jpg", "97x61", "a-97.jpg"],
+            ]), flags)
+            #expect(run.status == 0 && run.report?.rows.allSatisfy { $0.status == "written" } == true,
+                    "\(run.result.stderr)")
+            outputs.append(try Data(contentsOf: space.output("a-256.jpg")) + Data(contentsOf: space.output("a-97.jpg")))
+        }
+        #expect(outputs.count == 2 && outputs[0] == outputs[1] && outputs[0].count > 1000)
+    }
 }
