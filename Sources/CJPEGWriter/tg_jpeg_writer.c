@@ -72,11 +72,11 @@ int tg_jpeg_write(void *image, int quality, int progressive, void **out, size_t 
     cinfo.write_JFIF_header = FALSE;
     jpeg_start_compress(&cinfo, TRUE);
 
-    // The strips vips_sink_disc would ask for, so the pipeline sees the same demand.
+    // Strips as tall as the buffers vips_sink_disc fills for this image.
     int tile_width, tile_height, lines;
     vips_get_tile_size(in, &tile_width, &tile_height, &lines);
     if (lines < 1) lines = 16;
-    region = vips_region_new(in);
+    if (!(region = vips_region_new(in))) longjmp(error.jump, 1);
     for (int top = 0; top < in->Ysize; top += lines) {
         if (vips_image_iskilled(in)) {
             vips_error("jpegsave", "killed");
