@@ -82,6 +82,8 @@ struct CacheUnitTests {
         #expect(key { $0.spec.animated = true } != base)
         #expect(key { $0.spec.encoding.webpEffort = 6 } != base)
         #expect(key { $0.spec.encoding.jpegProgressive = true } != base)
+        #expect(key { $0.spec.shrinkOnLoad = .exact } != base)
+        #expect(key { $0.spec.shrinkOnLoad = .fast } != key { $0.spec.shrinkOnLoad = .exact })
         #expect(key(strictness: .none) { _ in } != base)
         // A fixed format's key holds only its own encoder flag, and animation only if it can.
         let jpeg = key { $0.spec.format = .fixed(.jpeg) }

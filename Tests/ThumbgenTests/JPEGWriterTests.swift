@@ -125,11 +125,13 @@ struct JPEGWriterTests {
     func sameBytesThroughTheCLI() async throws {
         var outputs: [Data] = []
         for flags in [[], ["--threads-per-image", "2"]] {
-            // A workspace each: its own cache, so that the second run renders too.
+            // A workspace each: its own cache, so that the second run renders too. One row per
+            // source, with the defaults: a decode of its own, left lazy, as a first run has.
             let space = try Workspace("jpeg-writer")
             try space.fixture(StageTimeoutTests.noise(width: 800, height: 500), "a.jpg", as: .jpeg)
+            try space.fixture(StageTimeoutTests.noise(width: 640, height: 480), "b.jpg", as: .jpeg)
             let run = try await space.run(manifest: CSV.manifest(["src", "size", "out"], [
-                ["a.jpg", "256", "a-256.jpg"], ["a.jpg", "97x61", "a-97.jpg"],
+                ["a.jpg", "256", "a-256.jpg"], ["b.jpg", "97x61", "a-97.jpg"],
             ]), flags)
             #expect(run.status == 0 && run.report?.rows.allSatisfy { $0.status == "written" } == true,
                     "\(run.result.stderr)")

@@ -69,10 +69,9 @@ struct JSONObjectText {
                 case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
                 case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
                 case 0..<0x20:
-                    let hex = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: Array("\\u00".utf8))
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0x0f)])
+                    bytes.append(contentsOf: "\\u00".utf8)
+                    bytes.append(hexDigits[Int(byte >> 4)])
+                    bytes.append(hexDigits[Int(byte & 0x0f)])
                 default: bytes.append(byte)
                 }
             }
@@ -81,6 +80,8 @@ struct JSONObjectText {
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Whether a byte of UTF-8 must be escaped in a JSON string.
     private static func needsEscape(_ byte: UInt8) -> Bool {
