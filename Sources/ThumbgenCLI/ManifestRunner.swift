@@ -83,7 +83,7 @@ struct ManifestRunner {
             pipeline = DryRun(configuration: configuration, onResult: recorder.record)
         } else {
             do {
-                pipeline = try Pipeline(configuration: configuration, onResult: recorder.record)
+                pipeline = try Pipeline(configuration: configuration, onResults: recorder.record)
             } catch let error as AtomicFileWriter.Failure {
                 throw fail(error.description, ExitStatus.unwritable)
             } catch {

@@ -50,9 +50,11 @@ final class ProgressDisplay: @unchecked Sendable {
     /// Whether anything is shown at all.
     var isShown: Bool { style != .none }
 
-    /// Counts a finished row.
-    func count(_ result: RowResult) {
-        state.withLock { $0.meter.count(result) }
+    /// Counts rows that finished together.
+    func count(_ results: [RowResult]) {
+        state.withLock { state in
+            for result in results { state.meter.count(result) }
+        }
     }
 
     /// Sets the number of rows, once the manifest has been counted.

@@ -51,9 +51,9 @@ final class RunSinks: Sendable {
         self.progress = progress
         let (quiet, verbose, sheet, events, index) = (runner.quiet, runner.verbose, self.sheet, self.events, self.index)
         // The event log and the progress display guard themselves; the sheet is fed in order.
-        recorder = RunRecorder(report: stream, alongside: { result in
-            progress.count(result)
-            events?.log(result)
+        recorder = RunRecorder(report: stream, alongside: { results in
+            progress.count(results)
+            if let events { results.forEach(events.log) }
         }, onEach: { result in
             if !quiet, let line = Self.line(for: result, verbose: verbose) { progress.print(line) }
             sheet?.add(result)

@@ -60,42 +60,47 @@ struct OutputDelivery: Sendable {
             }
         }
         result.out = path
-        let found = result
-        let write: @Sendable (_ waited: Bool) -> Result<RowResult, ThumbnailFailure> = { waited in
-            guard isWanted() else {
-                return .failure(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
-            }
-            let cache = cache
-            let cached: () -> Data? = { key.flatMap { cache?.outputData(record, key: $0) } }
-            return Self.write(found, record: record, bytes: bytes, waited: waited, cached: cached,
-                              to: path, with: writer)
+        guard let claims else {
+            return completion(Self.write(result, record: record, bytes: bytes, waited: false, cache: cache,
+                                         key: key, isWanted: isWanted, to: path, with: writer))
         }
-        guard let claims else { return completion(write(false)) }
-        // Whether `claim` has returned: a decision after that comes from a row that waited.
-        let returned = Mutex(false)
-        claims.claim(row: request.row, path: path, sha256: record.sha256) { decision in
+        let found = result
+        let cache = cache
+        // What `decision` makes of the row: `waited` says whether it came after `claim`
+        // returned (the file may have changed meanwhile). A local function, not a closure
+        // value: nothing is allocated for it unless the row waits.
+        @Sendable func outcome(_ decision: OutputClaims.Decision, _ waited: Bool) -> Result<RowResult, ThumbnailFailure> {
             switch decision {
             case .write:
-                let delivery = write(returned.withLock { $0 })
+                let delivery = Self.write(found, record: record, bytes: bytes, waited: waited, cache: cache,
+                                          key: key, isWanted: isWanted, to: path, with: writer)
                 // Nothing was written: the path is not the row's after all.
-                if case .failure = delivery { claims.release(row: request.row, path: path) }
-                completion(delivery)
+                if case .failure = delivery { claims.release(row: found.row, path: path) }
+                return delivery
             case .identical:
-                completion(.success(found))
+                return .success(found)
             case .conflict(let other):
-                completion(.failure(ThumbnailFailure(.outputConflict, "\(request.sourceText): row "
-                    + "\(other) writes other bytes to \(path); give one of them another out")))
+                return .failure(ThumbnailFailure(.outputConflict, "\(found.src): row "
+                    + "\(other) writes other bytes to \(path); give one of them another out"))
             }
         }
-        returned.withLock { $0 = true }
+        let decision = claims.claim(row: request.row, path: path, sha256: record.sha256) {
+            { decision in completion(outcome(decision, true)) }
+        }
+        if let decision { completion(outcome(decision, false)) }
     }
 
-    /// Writes `result`'s output to `path`. Without `bytes` the plan found the file holding
-    /// them: only its path is checked (it must not lead outside `--out`), and, when the row
-    /// `waited` for its path, whether it still holds them (else `cached`'s bytes, read only then, are written).
+    /// Writes `result`'s output to `path`, unless the row is no longer wanted (cancelled).
+    /// Without `bytes` the plan found the file holding them: only its path is checked (it must
+    /// not lead outside `--out`), and, when the row `waited` for its path, whether it still
+    /// holds them (else the bytes `cache` holds under `key`, read only then, are written).
     private static func write(_ result: RowResult, record: OutputRecord, bytes: Data?, waited: Bool,
-                              cached: () -> Data?, to path: String,
+                              cache: ThumbnailCache?, key: String?, isWanted: () -> Bool, to path: String,
                               with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {
+        guard isWanted() else {
+            return .failure(ThumbnailFailure(.cancelled, "\(result.src): cancelled"))
+        }
+        let cached: () -> Data? = { key.flatMap { cache?.outputData(record, key: $0) } }
         var result = result
         do {
             var data = bytes

@@ -26,12 +26,18 @@ extension Pipeline {
     /// patterns with the claims (both under one lock, so that patterns are noted in manifest
     /// order, before any later row can ask for a path). Batches wait in `checkQueue` for a
     /// work item on `cacheChecks` to take them; one is started while fewer than the cores are
-    /// at it.
-    func handOverChecks() {
+    /// at it. `keepingLastSource` keeps back the rows of the last row's source, unless they
+    /// are all there is (see `admit`).
+    func handOverChecks(keepingLastSource: Bool = false) {
         let batch = unchecked.withLock { waiting -> [(request: ThumbnailRequest, pattern: OutputPathPattern?)] in
-            guard !waiting.isEmpty else { return [] }
-            let batch = waiting
-            waiting.removeAll(keepingCapacity: true)
+            guard let last = waiting.last?.request.source else { return [] }
+            var end = waiting.endIndex
+            if keepingLastSource {
+                let start = waiting.lastIndex { $0.request.source != last }.map { $0 + 1 } ?? 0
+                if start > 0 { end = start }
+            }
+            let batch = Array(waiting[..<end])
+            waiting.removeSubrange(..<end)
             delivery.claims?.expect(batch.map { ($0.request.row, $0.pattern) })
             return batch
         }
@@ -75,7 +81,7 @@ extension Pipeline {
         // The batch's misses are jobs now: their operations go to the queues at once, not at
         // the reader's next flush (up to 50 ms later while it waits at a full gate, which left
         // the workers idle half of a ten-sizes run).
-        flush()
+        startOperations()
         checking.leave()
         return true
     }
@@ -89,26 +95,26 @@ struct CheckQueue {
 }
 
 /// The rows of one work item that ended while it ran: their claims and their places in the
-/// admission gate are settled together when it ends (two locks per batch, not per row, which
-/// the reader's thread contends for). A row that ends later (it waited for its path) settles
-/// on its own.
+/// admission gate are settled, and their results handed on, together when it ends (a few
+/// locks per batch, not per row, which the reader's thread and the recorder contend for). A
+/// row that ends later (it waited for its path) settles on its own.
 final class Settlements: Sendable {
-    private let state = Mutex<(open: Bool, rows: [Int])>((true, []))
+    private let state = Mutex<(open: Bool, results: [RowResult])>((true, []))
 
-    /// Collects `row` if the work item still runs; false when it has ended.
-    func add(_ row: Int) -> Bool {
+    /// Collects `result` if the work item still runs; false when it has ended.
+    func add(_ result: RowResult) -> Bool {
         state.withLock { state in
             guard state.open else { return false }
-            state.rows.append(row)
+            state.results.append(result)
             return true
         }
     }
 
-    /// Ends the collection; the rows collected.
-    func close() -> [Int] {
+    /// Ends the collection; the results collected, in the order they ended.
+    func close() -> [RowResult] {
         state.withLock { state in
             state.open = false
-            return state.rows
+            return state.results
         }
     }
 }

@@ -27,8 +27,8 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         a.ordinal == b.ordinal
     }
 
-    /// The case's place in the declaration.
-    private var ordinal: Int {
+    /// The case's place in the declaration (an index into per-column arrays).
+    var ordinal: Int {
         switch self {
         case .src: 0
         case .out: 1

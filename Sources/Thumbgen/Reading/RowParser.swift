@@ -5,7 +5,12 @@ import Synchronization
 /// command line's defaults (the row wins over the flag).
 public struct RowParser: Sendable {
     /// Values used where a row leaves a column empty, as the text a cell would hold.
-    public var defaults: [ManifestColumn: String]
+    public var defaults: [ManifestColumn: String] {
+        didSet { defaultCells = Self.cells(defaults) }
+    }
+    /// `defaults` by `ManifestColumn.ordinal`: a row looks its columns up by index, not by
+    /// hashing (hashing them was a tenth of a warm row's parsing).
+    private var defaultCells: [String?]
     /// The folder relative `src` paths are resolved against (the manifest's folder).
     public var baseDirectory: String
     /// Encoder settings given to every row (run-wide flags, not columns).
@@ -29,7 +34,15 @@ public struct RowParser: Sendable {
     /// Makes a parser with the given defaults and base folder.
     public init(defaults: [ManifestColumn: String] = [:], baseDirectory: String) {
         self.defaults = defaults
+        defaultCells = Self.cells(defaults)
         self.baseDirectory = baseDirectory
+    }
+
+    /// `values` as an array indexed by `ManifestColumn.ordinal`.
+    private static func cells(_ values: [ManifestColumn: String]) -> [String?] {
+        var cells = [String?](repeating: nil, count: ManifestColumn.allCases.count)
+        for (column, value) in values { cells[column.ordinal] = value }
+        return cells
     }
 
     /// Parses one record; the error names the row, the column and the value at fault.
@@ -45,13 +58,15 @@ public struct RowParser: Sendable {
         let row = record.line
         // The local functions below capture this, not `self`: `fail` is passed on as a
         // closure, and capturing `self` copied the whole parser for every row.
-        let defaults = self.defaults
+        let defaults = defaultCells
+        let cells = Self.cells(record.values)
         // The size columns go together: a row that sets any of them ignores the flag's size.
-        let rowSetsSize = [.width, .height, .size].contains { record.values[$0] != nil }
+        let rowSetsSize = cells[ManifestColumn.width.ordinal] != nil || cells[ManifestColumn.height.ordinal] != nil
+            || cells[ManifestColumn.size.ordinal] != nil
         func value(_ column: ManifestColumn) -> String? {
-            if let v = record.values[column] { return v }
-            if [.width, .height, .size].contains(column) && rowSetsSize { return nil }
-            return defaults[column]
+            if let v = cells[column.ordinal] { return v }
+            if rowSetsSize, column == .width || column == .height || column == .size { return nil }
+            return defaults[column.ordinal]
         }
         func fail(_ column: ManifestColumn, _ reason: String) -> RowError {
             RowError(row: row, column: column.rawValue, value: value(column), reason: reason)

@@ -12,8 +12,13 @@ struct JSONObjectText {
 
     /// `{...}`, the object done.
     consuming func text() -> String {
+        String(decoding: utf8(), as: UTF8.self)
+    }
+
+    /// `{...}`, the object done, as UTF-8.
+    consuming func utf8() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))
-        return String(decoding: bytes, as: UTF8.self)
+        return bytes
     }
 
     mutating func add(_ key: String, _ value: String?) {

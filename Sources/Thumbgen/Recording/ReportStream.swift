@@ -15,11 +15,11 @@ public final class ReportStream {
     private let encoder: JSONEncoder
     private var expected: [Int] = []  // lines read, in order, whose records are not written yet
     private var head = 0
-    private var waiting: [Int: String] = [:]  // rows' records, by line
+    private var waiting: [Int: [UInt8]] = [:]  // rows' records, by line
     private var first = true
     /// Records not yet handed to the file: written in blocks of about 64 KiB, not a system
     /// call per row.
-    private var pending = Data()
+    private var pending: [UInt8] = []
 
     /// Starts a report that will be put at `destination` by `finish`; its folder is created if
     /// missing, like `--out`.
@@ -46,14 +46,20 @@ public final class ReportStream {
 
     /// Adds a finished row; it is written once every row read before it is.
     public func add(_ result: RowResult) throws {
-        try add(row: result.row, record: result.jsonRecord)
+        try add(row: result.row, record: result.jsonBytes)
     }
 
-    /// Adds a finished row's record, already encoded (`RowResult.jsonRecord`), so that callers
+    /// Adds a finished row's record, already encoded (`RowResult.jsonBytes`), so that callers
     /// can encode outside their lock.
-    public func add(row: Int, record: String) throws {
-        waiting[row] = record
-        while head < expected.count, let next = waiting.removeValue(forKey: expected[head]) {
+    func add(row: Int, record: [UInt8]) throws {
+        if head < expected.count, expected[head] == row {
+            // Its turn (a batch's rows end in order): written without the reorder table.
+            head += 1
+            try write(record)
+        } else {
+            waiting[row] = record
+        }
+        while !waiting.isEmpty, head < expected.count, let next = waiting.removeValue(forKey: expected[head]) {
             head += 1
             try write(next)
         }
@@ -68,8 +74,7 @@ public final class ReportStream {
     public func finish(summary: RunSummary, shard: ReportShard? = nil, merged: ReportMerged? = nil) throws {
         for (_, record) in waiting.sorted(by: { $0.key < $1.key }) { try write(record) }
         waiting = [:]
-        try handle.write(contentsOf: pending)
-        pending = Data()
+        try writePending()
         try handle.write(contentsOf: Data("\n],".utf8))
         if let merged { try handle.write(contentsOf: Data("\"merged\":".utf8) + encoder.encode(merged) + Data(",".utf8)) }
         if let shard { try handle.write(contentsOf: Data("\"shard\":".utf8) + encoder.encode(shard) + Data(",".utf8)) }
@@ -91,13 +96,17 @@ public final class ReportStream {
         TemporaryFiles.shared.remove(temporary.path)
     }
 
-    private func write(_ record: String) throws {
-        pending.append(contentsOf: (first ? "\n" : ",\n").utf8)
+    private func write(_ record: [UInt8]) throws {
+        if !first { pending.append(UInt8(ascii: ",")) }
+        pending.append(UInt8(ascii: "\n"))
         first = false
-        pending.append(contentsOf: record.utf8)
-        if pending.count >= 1 << 16 {
-            try handle.write(contentsOf: pending)
-            pending.removeAll(keepingCapacity: true)
-        }
+        pending.append(contentsOf: record)
+        if pending.count >= 1 << 16 { try writePending() }
+    }
+
+    private func writePending() throws {
+        let written = pending.withUnsafeBytes { DescriptorIO.writeAll(handle.fileDescriptor, $0) }
+        guard written else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        pending.removeAll(keepingCapacity: true)
     }
 }

@@ -4,7 +4,10 @@ extension RowResult {
     /// The row's record in the report: compact JSON with sorted keys, the same document
     /// `JSONEncoder` (`.sortedKeys`, `.withoutEscapingSlashes`) makes, written by hand because
     /// Foundation's encoder cost more than the rest of a cached row's work.
-    var jsonRecord: String {
+    var jsonRecord: String { String(decoding: jsonBytes, as: UTF8.self) }
+
+    /// `jsonRecord`'s UTF-8 bytes, as the report writes them.
+    var jsonBytes: [UInt8] {
         var json = JSONObjectText()
         json.add("bytes", bytes)
         json.add("cache", cache?.rawValue)
@@ -42,7 +45,7 @@ extension RowResult {
         json.add("status", status.rawValue)
         json.add("warm", warm?.rawValue)
         json.add("width", width)
-        return json.text()
+        return json.utf8()
     }
 }
 

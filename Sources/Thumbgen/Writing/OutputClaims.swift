@@ -32,12 +32,19 @@ final class OutputClaims: Sendable {
         var digestPrefix: UInt64
     }
 
-    private struct Parked {
+    /// A row asking for a path.
+    private struct Request {
         var row: Int
         var path: [UInt8]
         var key: Int
         var digest: UInt64
+    }
+
+    /// A request that waits for a decision.
+    private struct Parked {
+        var request: Request
         var resume: @Sendable (Decision) -> Void
+        var row: Int { request.row }
     }
 
     private struct State {
@@ -73,22 +80,26 @@ final class OutputClaims: Sendable {
         }
     }
 
-    /// Asks for `path` for `row`, whose bytes have the SHA-256 `sha256`. `resume` hears the
-    /// decision: at once, or later, from another thread, once every earlier row that could
-    /// take the path has taken one or ended.
-    func claim(row: Int, path: String, sha256: String, resume: @escaping @Sendable (Decision) -> Void) {
+    /// Asks for `path` for `row`, whose bytes have the SHA-256 `sha256`: the decision, or nil
+    /// when an earlier row could still take the path. Then the row waits, and the closure
+    /// `parking` makes hears the decision later, from another thread, once every earlier row
+    /// that could take the path has taken one or ended. (`parking` is called only then: a
+    /// warm run decides 100,000 rows at once, and a closure made for each cost more than
+    /// the decision.)
+    func claim(row: Int, path: String, sha256: String,
+               parking: () -> @Sendable (Decision) -> Void) -> Decision? {
         let normalized = Self.normalized(path)
-        let parked = Parked(row: row, path: Array(normalized.utf8), key: Self.key(normalized),
-                            digest: Self.prefix(sha256), resume: resume)
+        let request = Request(row: row, path: Array(normalized.utf8), key: Self.key(normalized),
+                              digest: Self.prefix(sha256))
         let (decision, woken) = state.withLock { state -> (Decision?, [(Parked, Decision)]) in
-            guard let decision = Self.decide(parked, in: &state) else {
-                state.parked.append(parked)
+            guard let decision = Self.decide(request, in: &state) else {
+                state.parked.append(Parked(request: request, resume: parking()))
                 return (nil, [])
             }
             return (decision, Self.wake(&state))
         }
-        if let decision { resume(decision) }
         self.resume(woken)
+        return decision
     }
 
     /// Notes that `row` has ended (whatever its result): rows waiting on it may go on, and a
@@ -132,7 +143,7 @@ final class OutputClaims: Sendable {
 
     /// The decision for `request`, taking the path when it is the row's; nil while an earlier
     /// pending row could still take it.
-    private static func decide(_ request: Parked, in state: inout State) -> Decision? {
+    private static func decide(_ request: Request, in state: inout State) -> Decision? {
         let decision = undecided(request, in: &state)
         // Decided, the row takes no other path (unless its write fails: `release`): rows
         // behind it need not wait.
@@ -142,7 +153,7 @@ final class OutputClaims: Sendable {
         return decision
     }
 
-    private static func undecided(_ request: Parked, in state: inout State) -> Decision? {
+    private static func undecided(_ request: Request, in state: inout State) -> Decision? {
         if let owner = state.owners[request.key], owner.row != request.row {
             return owner.digestPrefix == request.digest ? .identical(row: owner.row) : .conflict(row: owner.row)
         }
@@ -162,7 +173,7 @@ final class OutputClaims: Sendable {
             progress = false
             state.parked.sort { $0.row < $1.row }
             for (index, parked) in state.parked.enumerated() {
-                if let decision = decide(parked, in: &state) {
+                if let decision = decide(parked.request, in: &state) {
                     woken.append((parked, decision))
                     state.parked.remove(at: index)
                     progress = true
