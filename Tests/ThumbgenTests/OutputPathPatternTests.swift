@@ -48,4 +48,34 @@ struct OutputPathPatternTests {
         #expect(memo.pattern(template: "", source: .file("/in/cat.jpg"), fit: .inside, row: 3) == nil)
         #expect(memo.pattern(template: "{name}.png", source: .file("/in/cat.jpg"), fit: .inside, row: 4) != nil)
     }
+
+    @Test("Pending paths: a claim asks only earlier rows still pending, in any order of removal and return")
+    func pendingPaths() throws {
+        let cat = try #require(OutputPathPattern(template: "{name}-{w}.png", name: "cat", fit: .inside, row: 0))
+        let dog = try #require(OutputPathPattern(template: "{name}-{w}.png", name: "dog", fit: .inside, row: 0))
+        var pending = PendingPaths()
+        #expect(pending.isEmpty)
+        for row in 2...300 { pending.insert(row, row % 2 == 0 ? cat : dog) }
+        // Only rows before the claim's count, and only patterns that can take its path.
+        #expect(pending.anyBefore(5, canTake: Self.bytes("cat-10.png")))
+        #expect(!pending.anyBefore(2, canTake: Self.bytes("cat-10.png")))
+        #expect(!pending.anyBefore(300, canTake: Self.bytes("cow-10.png")))
+        // Rows leave out of order: the holes they leave are never matched.
+        for row in stride(from: 2, through: 298, by: 2) { #expect(pending.remove(row) != nil) }
+        #expect(pending.remove(4) == nil)
+        #expect(!pending.anyBefore(300, canTake: Self.bytes("cat-10.png")))
+        #expect(pending.anyBefore(300, canTake: Self.bytes("dog-10.png")))
+        // A row removed comes back (its write failed) behind later rows, and is asked again.
+        pending.insert(10, cat)
+        #expect(!pending.anyBefore(10, canTake: Self.bytes("cat-10.png")))
+        #expect(pending.anyBefore(11, canTake: Self.bytes("cat-10.png")))
+        #expect(pending.remove(10) != nil)
+        // Every odd row gone: nothing is pending, and the front was dropped along the way.
+        for row in stride(from: 3, through: 299, by: 2) { #expect(pending.remove(row) != nil) }
+        #expect(pending.remove(300) != nil)
+        #expect(pending.isEmpty)
+        #expect(!pending.anyBefore(1000, canTake: Self.bytes("dog-10.png")))
+        pending.insert(400, dog)
+        #expect(pending.anyBefore(401, canTake: Self.bytes("dog-10.png")))
+    }
 }

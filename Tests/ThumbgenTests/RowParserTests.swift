@@ -58,7 +58,8 @@ struct RowParserTests {
         #expect(try Self.spec([.size: text]).box == box)
     }
 
-    @Test("size refuses everything else", arguments: ["x", "0x10", "10x0", "-5x5", "axb", "10x10x10", "1.5x2", "10 x 10"])
+    @Test("size refuses everything else", arguments: ["x", "0x10", "10x0", "0", "-5x5", "axb", "10x10x10", "1.5x2", "10 x 10",
+                                                     "99999999999999999999", "\u{0663}x4", "+5"])
     func badSizes(text: String) {
         Self.expectRefused(.size, text)
     }

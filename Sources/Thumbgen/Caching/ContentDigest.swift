@@ -41,14 +41,19 @@ enum ContentDigest {
     /// Lowercase hex of a digest, without `String(format:)` (slow on Linux, and this runs for
     /// every row of a warm run).
     static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for byte in digest {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        let bytes = Array(digest)
+        // Written straight into the string's storage: no array of digits or of output.
+        return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (index, byte) in bytes.enumerated() {
+                out[2 * index] = hexDigit(byte >> 4)
+                out[2 * index + 1] = hexDigit(byte & 0x0f)
+            }
+            return bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
     }
 
     /// Whether `text` looks like a digest (64 lowercase hex digits): names read back from the

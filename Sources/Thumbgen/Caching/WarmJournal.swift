@@ -152,7 +152,7 @@ final class WarmJournal: Sendable {
     /// journal. The key's 32 bytes come from the key itself (converting every row's hex back
     /// cost 1.5% of a warm run).
     func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key outputKey: OutputKey) -> Vouched? {
-        let key = outputKey.digest, keyBytes = outputKey.digestBytes
+        let keyBytes = outputKey.digestBytes
         guard let previous, keyBytes.count == 32 else { return nil }
         let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
         let hash = JournalFormat.entryHash(sourcePath: sourcePath, key: keyBytes, template: request.outTemplate, row: row)
@@ -171,7 +171,7 @@ final class WarmJournal: Sendable {
             }
         }
         guard let (offset, record, path, recordStamp, outStamp) = found else { return nil }
-        let recordPath = { self.layout.path(.outputs, key) }
+        let recordPath = { self.layout.path(.outputs, outputKey.digest) }
         if !stable[CacheFolderStamps.outputs(keyBytes[0])] {
             guard FileStamp.of(recordPath())?.isSameRecord(as: recordStamp) == true else { return nil }
         }

@@ -39,7 +39,7 @@ struct OutputDelivery: Sendable {
     /// asked right before a file is written: a row that ended meanwhile (cancelled) writes
     /// nothing.
     func deliver(_ record: OutputRecord, for request: ThumbnailRequest, at planned: String? = nil,
-                 bytes: Data?, rendered: Bool, key: String? = nil,
+                 bytes: Data?, rendered: Bool, key: OutputKey? = nil,
                  isWanted: @escaping @Sendable () -> Bool = { true },
                  completion: @escaping @Sendable (Result<RowResult, ThumbnailFailure>) -> Void) {
         var result = RowResult(
@@ -95,12 +95,12 @@ struct OutputDelivery: Sendable {
     /// not lead outside `--out`), and, when the row `waited` for its path, whether it still
     /// holds them (else the bytes `cache` holds under `key`, read only then, are written).
     private static func write(_ result: RowResult, record: OutputRecord, bytes: Data?, waited: Bool,
-                              cache: ThumbnailCache?, key: String?, isWanted: () -> Bool, to path: String,
+                              cache: ThumbnailCache?, key: OutputKey?, isWanted: () -> Bool, to path: String,
                               with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {
         guard isWanted() else {
             return .failure(ThumbnailFailure(.cancelled, "\(result.src): cancelled"))
         }
-        let cached: () -> Data? = { key.flatMap { cache?.outputData(record, key: $0) } }
+        let cached: () -> Data? = { key.flatMap { cache?.outputData(record, key: $0.digest) } }
         var result = result
         do {
             var data = bytes

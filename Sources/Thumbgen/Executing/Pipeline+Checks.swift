@@ -15,11 +15,15 @@ extension Pipeline {
     /// has to wait for an earlier one to claim its path (`OutputClaims`).
     func check(_ request: ThumbnailRequest, pattern: OutputPathPattern?) {
         let ready = unchecked.withLock { waiting in
-            guard let last = waiting.last?.request.source else { return false }
-            return waiting.count >= Self.checkBatchLimit || (waiting.count >= Self.checkBatch && last != request.source)
+            guard let last = waiting.requests.last?.source else { return false }
+            let count = waiting.requests.count
+            return count >= Self.checkBatchLimit || (count >= Self.checkBatch && last != request.source)
         }
         if ready { handOverChecks() }
-        unchecked.withLock { $0.append((request, pattern)) }
+        unchecked.withLock { waiting in
+            waiting.requests.append(request)
+            waiting.patterns.append((request.row, pattern))
+        }
     }
 
     /// Hands the rows waiting for their plans over as one batch, after noting their path
@@ -29,22 +33,19 @@ extension Pipeline {
     /// at it. `keepingLastSource` keeps back the rows of the last row's source, unless they
     /// are all there is (see `admit`).
     func handOverChecks(keepingLastSource: Bool = false) {
-        let batch = unchecked.withLock { waiting -> [(request: ThumbnailRequest, pattern: OutputPathPattern?)] in
-            guard let last = waiting.last?.request.source else { return [] }
-            var end = waiting.endIndex
+        let batch = unchecked.withLock { waiting -> [ThumbnailRequest] in
+            guard let last = waiting.requests.last?.source else { return [] }
+            var end = waiting.requests.endIndex
             if keepingLastSource {
-                let start = waiting.lastIndex { $0.request.source != last }.map { $0 + 1 } ?? 0
+                let start = waiting.requests.lastIndex { $0.source != last }.map { $0 + 1 } ?? 0
                 if start > 0 { end = start }
             }
-            let batch = Array(waiting[..<end])
-            waiting.removeSubrange(..<end)
-            delivery.claims?.expect(batch.map { ($0.request.row, $0.pattern) })
-            return batch
+            return waiting.take(end) { delivery.claims?.expect($0) }
         }
         guard !batch.isEmpty else { return }
         checking.enter()
         let start = checkQueue.withLock { queue in
-            queue.batches.append(batch.map(\.request))
+            queue.batches.append(batch)
             guard queue.takers < max(1, configuration.cpuConcurrency) else { return false }
             queue.takers += 1
             return true
@@ -84,6 +85,30 @@ extension Pipeline {
         startOperations()
         checking.leave()
         return true
+    }
+}
+
+/// Rows admitted and waiting to be handed over for their plans, with their path patterns
+/// (kept apart, so that a batch is handed over without copying a request).
+struct UncheckedRows {
+    var requests: [ThumbnailRequest] = []
+    var patterns: [(row: Int, pattern: OutputPathPattern?)] = []
+
+    /// Removes the first `end` rows and returns their requests, after `expect` has seen their
+    /// patterns.
+    mutating func take(_ end: Int, expect: ([(row: Int, pattern: OutputPathPattern?)]) -> Void) -> [ThumbnailRequest] {
+        var requests: [ThumbnailRequest] = [], patterns: [(row: Int, pattern: OutputPathPattern?)] = []
+        if end == self.requests.count {
+            swap(&requests, &self.requests)
+            swap(&patterns, &self.patterns)
+        } else {
+            requests = Array(self.requests[..<end])
+            patterns = Array(self.patterns[..<end])
+            self.requests.removeSubrange(..<end)
+            self.patterns.removeSubrange(..<end)
+        }
+        expect(patterns)
+        return requests
     }
 }
 

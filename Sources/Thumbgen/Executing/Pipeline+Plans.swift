@@ -25,7 +25,7 @@ extension Pipeline {
             let (origin, digest) = (plan.origin, plan.sourceDigest)
             let (row, id, src) = (request.row, request.id, request.sourceText)
             delivery.deliver(record, for: request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             key: plan.key?.digest, isWanted: { [self] in !isCancelled }) {
+                             key: plan.key, isWanted: { [self] in !isCancelled }) {
                 [self] outcome in
                 var result: RowResult
                 switch outcome {
@@ -56,7 +56,7 @@ extension Pipeline {
             job.moveOn()
             job.recordOutputFromCache()
             delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             key: plan.key?.digest, isWanted: { !job.isFinished }) { outcome in
+                             key: plan.key, isWanted: { !job.isFinished }) { outcome in
                 switch outcome {
                 case .success(let result): job.finish(result)
                 case .failure(let failure): job.fail(failure)

@@ -59,7 +59,7 @@ public final class Pipeline: Sendable {
     let checking = DispatchGroup()
     /// Rows admitted and waiting to be planned, with their path patterns; batches handed
     /// over and not yet taken, and how many work items take them (`Pipeline+Checks.swift`).
-    let unchecked = Mutex<[(request: ThumbnailRequest, pattern: OutputPathPattern?)]>([])
+    let unchecked = Mutex(UncheckedRows())
     let checkQueue = Mutex(CheckQueue())
     /// The rows' path patterns, for the claims: one source's rows share one.
     private let patterns = OutputPathPatternMemo()

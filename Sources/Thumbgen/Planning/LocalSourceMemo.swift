@@ -13,6 +13,8 @@ struct LocalSourceMemo {
     private var path: String?
     private var checked: stat?
     private var journalSource: WarmJournal.Source??
+    /// Recipes met by this thread's rows, whatever their source.
+    var recipes = OutputKey.RecentRecipes()
 
     /// A memo that knows nothing yet.
     init() {}
@@ -20,7 +22,7 @@ struct LocalSourceMemo {
     /// `LocalFileCheck.check` of `path`, or the last row's when it named the same file.
     mutating func check(path: String, src: String, maxBytes: Int64) -> Result<stat, ThumbnailFailure> {
         if path == self.path, let checked { return .success(checked) }
-        self = LocalSourceMemo()
+        (self.path, self.checked, journalSource) = (nil, nil, nil)
         let result = LocalFileCheck.check(path: path, src: src, maxBytes: maxBytes)
         // Only a success is kept: a failure's message names the row's own `src` text, which
         // another row may spell differently, and failures are rare enough to check afresh.

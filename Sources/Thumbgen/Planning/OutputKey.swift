@@ -15,8 +15,9 @@ struct OutputKey: Sendable, Equatable {
     /// What the digest is taken of: a `name value` line per part. Put together when asked
     /// for (`explain`, the recipe history), not for every row of a warm run.
     var text: String { stored ?? (Self.header + Self.sourceLabel + source + "\n" + recipe) }
-    /// The digest the output is stored under.
-    let digest: String
+    /// The digest the output is stored under, in hex: made when asked for (a warm run's rows
+    /// the journal vouches for never ask).
+    var digest: String { ContentDigest.hex(digestBytes) }
     /// The same SHA-256 as 32 bytes, as the warm journal keeps it.
     let digestBytes: [UInt8]
     private let stored: String?
@@ -27,15 +28,26 @@ struct OutputKey: Sendable, Equatable {
     /// gives an output at all (a grey-filled one under `none`); the other limits only refuse
     /// work, and serving a stored output costs none.
     init(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness) {
-        let recipe = Self.recipe(request, strictness)
+        var recent = RecentRecipes()
+        self.init(sourceDigest: sourceDigest, request: request, strictness: strictness, recent: &recent)
+    }
+
+    /// The same key, taking the recipe's lines from `recent` when it has them (a planning
+    /// thread's own memo, asked without a lock).
+    init(sourceDigest: String, request: ThumbnailRequest, strictness: DecodeStrictness,
+         recent: inout RecentRecipes) {
+        let recipe = Self.recipe(request, strictness, recent: &recent)
         var hasher = SHA256()
-        for part in [Self.header, Self.sourceLabel, sourceDigest, "\n", recipe] {
+        func add(_ part: String) {
             var part = part
             part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
-        let final = hasher.finalize()
-        digest = ContentDigest.hex(final)
-        digestBytes = Array(final)
+        add(Self.header)
+        add(Self.sourceLabel)
+        add(sourceDigest)
+        add("\n")
+        add(recipe)
+        digestBytes = Array(hasher.finalize())
         stored = nil
         source = sourceDigest
         self.recipe = recipe
@@ -46,24 +58,53 @@ struct OutputKey: Sendable, Equatable {
     /// The lines after the source's: the same for every row with the same recipe, so made
     /// once per recipe (a warm run makes a key for every row, and building the spec's
     /// identifier cost more than hashing the key).
-    private static func recipe(_ request: ThumbnailRequest, _ strictness: DecodeStrictness) -> String {
+    private static func recipe(_ request: ThumbnailRequest, _ strictness: DecodeStrictness,
+                               recent: inout RecentRecipes) -> String {
         var outExtension: String?
         if case .auto = request.spec.format {
             outExtension = PathText.pathExtension(of: request.outTemplate).lowercased()
         }
         let memo = RecipeMemo(spec: request.spec, strictness: strictness, outExtension: outExtension)
+        if let known = recent.text(for: memo) { return known }
+        let text = recipe(memo)
+        recent.note(memo, text)
+        return text
+    }
+
+    /// The lines of `memo`'s recipe, from the run's memo when it has them.
+    private static func recipe(_ memo: RecipeMemo) -> String {
+        let (spec, strictness, outExtension) = (memo.spec, memo.strictness, memo.outExtension)
         if let known = recipes.withLock({ $0[memo] }) { return known }
-        var text = "spec " + request.spec.identifier + "\ndecode " + strictness.rawValue
+        var text = "spec " + spec.identifier + "\ndecode " + strictness.rawValue
         if let outExtension { text += "\nout-ext " + outExtension }
         text += "\nlibvips " + VipsRuntime.version + "\n"
         recipes.withLock { if $0.count < 1024 { $0[memo] = text } }
         return text
     }
 
-    private struct RecipeMemo: Hashable {
+    /// What a recipe's lines are made of.
+    struct RecipeMemo: Hashable {
         var spec: ThumbnailSpec
         var strictness: DecodeStrictness
         var outExtension: String?
+    }
+
+    /// The last few recipes one thread met, with their lines: a manifest's rows cycle through
+    /// a few recipes (one per size), and comparing a spec costs less than hashing it and
+    /// taking the run's lock, which every planning thread wanted for every row.
+    struct RecentRecipes {
+        private var entries: [(memo: RecipeMemo, text: String)] = []
+
+        /// The lines of `memo`'s recipe, if met lately.
+        func text(for memo: RecipeMemo) -> String? {
+            entries.first { $0.memo == memo }?.text
+        }
+
+        /// Remembers `text` as `memo`'s lines, forgetting the oldest of more than eight.
+        mutating func note(_ memo: RecipeMemo, _ text: String) {
+            if entries.count == 8 { entries.removeFirst() }
+            entries.append((memo, text))
+        }
     }
 
     /// Recipes' lines by recipe; at most 1024 (a manifest's recipes are few).
@@ -79,8 +120,7 @@ struct OutputKey: Sendable, Equatable {
         stored = text
         source = ""
         recipe = ""
-        digest = ContentDigest.of(text: text)
-        digestBytes = JournalFormat.raw(hex: digest) ?? []
+        digestBytes = JournalFormat.raw(hex: ContentDigest.of(text: text)) ?? []
     }
 
     private static let header = "thumbgen-output-key 1\n"
@@ -135,5 +175,5 @@ struct OutputKey: Sendable, Equatable {
         return names.filter { value($0, in: mine) != value($0, in: theirs) }
     }
 
-    static func == (a: OutputKey, b: OutputKey) -> Bool { a.digest == b.digest }
+    static func == (a: OutputKey, b: OutputKey) -> Bool { a.digestBytes == b.digestBytes }
 }

@@ -15,7 +15,8 @@ extension RowPlanner {
         var plan = plan
         plan.cachedSource = .stampUnchanged
         plan.sourceDigest = source.digest
-        let key = OutputKey(sourceDigest: source.digest, request: request, strictness: limits.strictness)
+        let key = OutputKey(sourceDigest: source.digest, request: request, strictness: limits.strictness,
+                            recent: &memo.recipes)
         if outputDirectory != nil,
            let vouched = journal.output(of: request, source: source, sourcePath: path, key: key) {
             plan.key = key

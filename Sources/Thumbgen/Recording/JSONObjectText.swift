@@ -3,22 +3,40 @@
 /// bytes: a warm run with `--report` writes one for every row, and appending to a `String`
 /// piece by piece (each append checking the string's storage and flags) was 11% of such a run.
 struct JSONObjectText {
-    /// The object so far, from its opening brace.
-    private var bytes: [UInt8] = {
-        var bytes: [UInt8] = [UInt8(ascii: "{")]
+    /// The object so far, from its opening brace (after whatever the buffer it was begun in
+    /// held).
+    private var bytes: [UInt8]
+    /// Where the object's first key goes.
+    private let start: Int
+
+    /// An object on its own.
+    init() {
+        bytes = []
         bytes.reserveCapacity(384)
-        return bytes
-    }()
+        bytes.append(UInt8(ascii: "{"))
+        start = bytes.count
+    }
+
+    /// An object appended to `buffer`, which it takes until `finish(into:)` gives it back: the
+    /// report encodes a batch's records into one buffer, not an array each.
+    init(appendingTo buffer: inout [UInt8]) {
+        bytes = []
+        swap(&bytes, &buffer)
+        bytes.append(UInt8(ascii: "{"))
+        start = bytes.count
+    }
 
     /// `{...}`, the object done.
     consuming func text() -> String {
-        String(decoding: utf8(), as: UTF8.self)
+        var buffer: [UInt8] = []
+        finish(into: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
     }
 
-    /// `{...}`, the object done, as UTF-8.
-    consuming func utf8() -> [UInt8] {
+    /// Closes the object and gives the buffer back, the object at its end.
+    consuming func finish(into buffer: inout [UInt8]) {
         bytes.append(UInt8(ascii: "}"))
-        return bytes
+        swap(&bytes, &buffer)
     }
 
     mutating func add(_ key: String, _ value: String?) {
@@ -30,7 +48,7 @@ struct JSONObjectText {
     mutating func add(_ key: String, _ value: Int?) {
         guard let value else { return }
         addKey(key)
-        bytes.append(contentsOf: String(value).utf8)
+        Self.append(String(value), to: &bytes)
     }
 
     mutating func add(_ key: String, _ value: Double?) {
@@ -41,13 +59,13 @@ struct JSONObjectText {
     /// Adds a value that is JSON text already.
     mutating func addRaw(_ key: String, _ json: String) {
         addKey(key)
-        bytes.append(contentsOf: json.utf8)
+        Self.append(json, to: &bytes)
     }
 
     private mutating func addKey(_ key: String) {
-        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        if bytes.count > start { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: key.utf8)
+        Self.append(key, to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
@@ -64,9 +82,17 @@ struct JSONObjectText {
     /// Appends `text` as a JSON string: in one copy when nothing needs escaping (nearly always).
     private static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        let escapes = text.utf8.withContiguousStorageIfAvailable { $0.contains(where: needsEscape) }
-            ?? text.utf8.contains(where: needsEscape)
-        if escapes {
+        // One pass over the text's own bytes when nothing needs escaping (nearly always).
+        let copied = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+            guard !utf8.contains(where: needsEscape) else { return false }
+            bytes.append(contentsOf: utf8)
+            return true
+        }
+        if copied == true {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
+        if text.utf8.contains(where: needsEscape) {
             for byte in text.utf8 {
                 switch byte {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
@@ -81,12 +107,19 @@ struct JSONObjectText {
                 }
             }
         } else {
-            bytes.append(contentsOf: text.utf8)
+            append(text, to: &bytes)
         }
         bytes.append(UInt8(ascii: "\""))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Appends `text`'s UTF-8 bytes: a copy of its storage where it has one (appending the
+    /// `utf8` view itself went byte by byte).
+    private static func append(_ text: String, to bytes: inout [UInt8]) {
+        let done: Void? = text.utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        if done == nil { bytes.append(contentsOf: Array(text.utf8)) }
+    }
 
     /// Whether a byte of UTF-8 must be escaped in a JSON string.
     private static func needsEscape(_ byte: UInt8) -> Bool {

@@ -124,7 +124,7 @@ public enum ReportMerge {
             }
             stream.expect(line: result.row)
             do {
-                try stream.add(row: result.row, record: [UInt8](head.record))
+                try stream.add(row: result.row, record: [UInt8](head.record)[...])
             } catch {
                 throw .unwritable("the merged report")
             }

@@ -46,22 +46,24 @@ public final class ReportStream {
 
     /// Adds a finished row; it is written once every row read before it is.
     public func add(_ result: RowResult) throws {
-        try add(row: result.row, record: result.jsonBytes)
+        var record: [UInt8] = []
+        result.appendJSON(to: &record)
+        try add(row: result.row, record: record[...])
     }
 
-    /// Adds a finished row's record, already encoded (`RowResult.jsonBytes`), so that callers
+    /// Adds a finished row's record, already encoded (`RowResult.appendJSON`), so that callers
     /// can encode outside their lock.
-    func add(row: Int, record: [UInt8]) throws {
+    func add(row: Int, record: ArraySlice<UInt8>) throws {
         if head < expected.count, expected[head] == row {
             // Its turn (a batch's rows end in order): written without the reorder table.
             head += 1
             try write(record)
         } else {
-            waiting[row] = record
+            waiting[row] = Array(record)
         }
         while !waiting.isEmpty, head < expected.count, let next = waiting.removeValue(forKey: expected[head]) {
             head += 1
-            try write(next)
+            try write(next[...])
         }
         if head > 4096 {
             expected.removeFirst(head)
@@ -72,7 +74,7 @@ public final class ReportStream {
     /// Writes any rows still waiting and the summary (and, for a sharded run or a merge, what
     /// it covers), and puts the report in place.
     public func finish(summary: RunSummary, shard: ReportShard? = nil, merged: ReportMerged? = nil) throws {
-        for (_, record) in waiting.sorted(by: { $0.key < $1.key }) { try write(record) }
+        for (_, record) in waiting.sorted(by: { $0.key < $1.key }) { try write(record[...]) }
         waiting = [:]
         try writePending()
         try handle.write(contentsOf: Data("\n],".utf8))
@@ -96,7 +98,7 @@ public final class ReportStream {
         TemporaryFiles.shared.remove(temporary.path)
     }
 
-    private func write(_ record: [UInt8]) throws {
+    private func write(_ record: ArraySlice<UInt8>) throws {
         if !first { pending.append(UInt8(ascii: ",")) }
         pending.append(UInt8(ascii: "\n"))
         first = false

@@ -4,11 +4,15 @@ extension RowResult {
     /// The row's record in the report: compact JSON with sorted keys, the same document
     /// `JSONEncoder` (`.sortedKeys`, `.withoutEscapingSlashes`) makes, written by hand because
     /// Foundation's encoder cost more than the rest of a cached row's work.
-    var jsonRecord: String { String(decoding: jsonBytes, as: UTF8.self) }
+    var jsonRecord: String {
+        var buffer: [UInt8] = []
+        appendJSON(to: &buffer)
+        return String(decoding: buffer, as: UTF8.self)
+    }
 
-    /// `jsonRecord`'s UTF-8 bytes, as the report writes them.
-    var jsonBytes: [UInt8] {
-        var json = JSONObjectText()
+    /// Appends `jsonRecord`'s UTF-8 bytes to `buffer`, as the report writes them.
+    func appendJSON(to buffer: inout [UInt8]) {
+        var json = JSONObjectText(appendingTo: &buffer)
         json.add("bytes", bytes)
         json.add("cache", cache?.rawValue)
         if let error {
@@ -45,7 +49,7 @@ extension RowResult {
         json.add("status", status.rawValue)
         json.add("warm", warm?.rawValue)
         json.add("width", width)
-        return json.utf8()
+        json.finish(into: &buffer)
     }
 }
 

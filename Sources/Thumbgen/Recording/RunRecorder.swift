@@ -60,14 +60,28 @@ public final class RunRecorder: Sendable {
     /// end by the thousand a second on every core; a lock per row was contended).
     public func record(_ results: [RowResult]) {
         // Encoded before the lock: rows finish on several threads at once.
-        let records = hasReport ? results.map(\.jsonBytes) : []
+        // The batch's records, one after another in one buffer.
+        var records: [UInt8] = []
+        var ends: [Int] = []
+        if hasReport {
+            records.reserveCapacity(384 * results.count)
+            ends.reserveCapacity(results.count)
+            for result in results {
+                result.appendJSON(to: &records)
+                ends.append(records.count)
+            }
+        }
         alongside?(results)
         state.withLock { state in
             if hasReport { takeExpected(into: &state) }
             for (index, result) in results.enumerated() {
                 state.summary.count(result)
+                guard hasReport else {
+                    onEach?(result)
+                    continue
+                }
                 do {
-                    try state.report?.add(row: result.row, record: hasReport ? records[index] : [])
+                    try state.report?.add(row: result.row, record: records[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
                 } catch {
                     state.reportError = state.reportError ?? error
                 }

@@ -48,7 +48,7 @@ final class OutputClaims: Sendable {
     }
 
     private struct State {
-        var pending: [Int: OutputPathPattern] = [:]
+        var pending = PendingPaths()
         /// Patterns of rows that have a decision but have not ended: put back if the row's
         /// write fails, so that later rows wait for the path the row may still take.
         var decided: [Int: OutputPathPattern] = [:]
@@ -70,13 +70,13 @@ final class OutputClaims: Sendable {
     /// expected in manifest order, before any later row asks for its path.
     func expect(row: Int, pattern: OutputPathPattern?) {
         guard let pattern else { return }
-        state.withLock { $0.pending[row] = pattern }
+        state.withLock { $0.pending.insert(row, pattern) }
     }
 
     /// `expect` for several rows, in manifest order, under one lock.
     func expect(_ rows: [(row: Int, pattern: OutputPathPattern?)]) {
         state.withLock { state in
-            for (row, pattern) in rows { if let pattern { state.pending[row] = pattern } }
+            for (row, pattern) in rows { if let pattern { state.pending.insert(row, pattern) } }
         }
     }
 
@@ -116,7 +116,7 @@ final class OutputClaims: Sendable {
             for row in rows {
                 if !state.parked.isEmpty { state.parked.removeAll { $0.row == row } }
                 state.decided[row] = nil
-                if state.pending.removeValue(forKey: row) != nil { wake = true }
+                if state.pending.remove(row) != nil { wake = true }
             }
             return wake ? Self.wake(&state) : []
         }
@@ -130,7 +130,7 @@ final class OutputClaims: Sendable {
         let key = Self.key(Self.normalized(path))
         let woken = state.withLock { state -> [(Parked, Decision)] in
             if state.owners[key]?.row == row { state.owners[key] = nil }
-            if let pattern = state.decided.removeValue(forKey: row) { state.pending[row] = pattern }
+            if let pattern = state.decided.removeValue(forKey: row) { state.pending.insert(row, pattern) }
             return Self.wake(&state)
         }
         resume(woken)
@@ -147,7 +147,7 @@ final class OutputClaims: Sendable {
         let decision = undecided(request, in: &state)
         // Decided, the row takes no other path (unless its write fails: `release`): rows
         // behind it need not wait.
-        if decision != nil, let pattern = state.pending.removeValue(forKey: request.row) {
+        if decision != nil, let pattern = state.pending.remove(request.row) {
             state.decided[request.row] = pattern
         }
         return decision
@@ -157,7 +157,7 @@ final class OutputClaims: Sendable {
         if let owner = state.owners[request.key], owner.row != request.row {
             return owner.digestPrefix == request.digest ? .identical(row: owner.row) : .conflict(row: owner.row)
         }
-        let waits = state.pending.contains { row, pattern in row < request.row && pattern.matches(request.path) }
+        let waits = state.pending.anyBefore(request.row, canTake: request.path)
         guard !waits else { return nil }
         state.owners[request.key] = Owner(row: request.row, digestPrefix: request.digest)
         return .write
