@@ -264,4 +264,50 @@ struct WarmJournalTests {
         #expect(run.report?.rows.map(\.cache) == ["miss", "miss", "miss", "miss"])
         #expect(run.report?.rows.map(\.status) == ["unchanged", "unchanged", "unchanged", "unchanged"])
     }
+
+    /// Sets the modification time of every record under `v1/outputs` and `v1/files` to `date`.
+    static func age(records space: Workspace, to date: Date) throws {
+        for kind in ["outputs", "files"] {
+            let folder = space.cache.appendingPathComponent("v1/\(kind)")
+            for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)! {
+                var isFolder: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else { continue }
+                try FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: url.path)
+            }
+        }
+    }
+
+    @Test("Records the journal serves are not touched: the journal's time is their last use, which prune reads")
+    func journalMarksUse() async throws {
+        let (space, _) = try await Self.warmedUp()
+        let journal = try #require(Self.journals(space).first)
+        // Every record looks unused for years; the journal is marked used by the next run.
+        try Self.age(records: space, to: Self.old)
+        try FileManager.default.setAttributes([.modificationDate: Self.old], ofItemAtPath: journal.path)
+        let before = try Data(contentsOf: journal)
+        let served = try await space.run(manifest: Self.manifest)
+        #expect(served.report?.rows.map(\.cache) == ["hit", "hit", "hit", "hit"])
+        #expect(try Data(contentsOf: journal) == before)
+        let marked = try #require(FileManager.default.attributesOfItem(atPath: journal.path)[.modificationDate] as? Date)
+        #expect(abs(marked.timeIntervalSinceNow) < 60)
+        let record = try #require(FileManager.default.enumerator(atPath: space.cache.appendingPathComponent("v1/outputs").path)?
+            .compactMap { $0 as? String }.first { $0.count > 3 })
+        let recordDate = try #require(FileManager.default.attributesOfItem(
+            atPath: space.cache.appendingPathComponent("v1/outputs/\(record)").path)[.modificationDate] as? Date)
+        #expect(recordDate == Self.old, "a record the journal served was touched")
+        // Prune by age keeps what the journal used lately...
+        var result = try await CLIRunner.run(["cache", "prune", "--max-age", "30d", "--cache-dir", space.cache.path],
+                                             cacheDirectory: space.cache)
+        #expect(result.status == 0, "\(result.stderr)")
+        var run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.rows.map(\.cache) == ["hit", "hit", "hit", "hit"])
+        // ...and, once the journal too is old, removes them like any unused entry.
+        try Self.age(records: space, to: Self.old)
+        try FileManager.default.setAttributes([.modificationDate: Self.old], ofItemAtPath: journal.path)
+        result = try await CLIRunner.run(["cache", "prune", "--max-age", "30d", "--cache-dir", space.cache.path],
+                                         cacheDirectory: space.cache)
+        #expect(result.status == 0, "\(result.stderr)")
+        run = try await space.run(manifest: Self.manifest)
+        #expect(run.report?.rows.map(\.cache) == ["miss", "miss", "miss", "miss"])
+    }
 }

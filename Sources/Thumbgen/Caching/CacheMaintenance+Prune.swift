@@ -19,6 +19,9 @@ extension CacheMaintenance {
         var record: CacheLayout.Entry
         var kind: CacheLayout.Kind
         var blob: String?
+        /// The record's last use: its own time, or a journal's (`JournalUse`). The record's
+        /// own stays as listed, which `remove` checks to leave alone a record used since.
+        var lastUse: Double
     }
 
     /// Removes what has not been used for `maxAge` seconds, then the least recently used
@@ -27,7 +30,8 @@ extension CacheMaintenance {
     /// 1970.
     ///
     /// An output record or URL record and its blob are one unit whose last use is the
-    /// record's (a run reads the record every time it uses the blob). Local-file records and
+    /// record's (a run reads the record every time it uses the blob), or that of the newest
+    /// warm journal naming it (`JournalUse`). Local-file records and
     /// recipe histories are units of their own (losing one costs a re-hash, or `explain` its
     /// "what changed"), so that `maxSize` can always be met. A blob that a kept record names is kept.
     public func prune(maxSize: Int64?, maxAge: Double?,
@@ -43,11 +47,12 @@ extension CacheMaintenance {
         }
         var units: [Unit] = []
         var references: [String: Int] = [:]
+        let journals = JournalUse(layout: layout)
         for kind in [CacheLayout.Kind.outputs, .urls, .files, .recipes] {
             for entry in layout.entries(kind) {
                 let blob = kind == .files || kind == .recipes ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
                 if let blob { references[blob, default: 0] += 1 }
-                units.append(Unit(record: entry, kind: kind, blob: blob))
+                units.append(Unit(record: entry, kind: kind, blob: blob, lastUse: journals.lastUse(of: entry, kind: kind)))
                 total += entry.size
             }
         }
@@ -59,9 +64,9 @@ extension CacheMaintenance {
             _ = remove(blob, kind: .blobs, total: &total, result: &result)
         }
 
-        units.sort { $0.record.modified < $1.record.modified }
+        units.sort { $0.lastUse < $1.lastUse }
         for unit in units {
-            let expired = maxAge.map { now - unit.record.modified > $0 } ?? false
+            let expired = maxAge.map { now - unit.lastUse > $0 } ?? false
             let tooLarge = maxSize.map { total > $0 } ?? false
             // Oldest first: once a unit is neither expired nor needed for the size, no later one is.
             guard expired || tooLarge else { break }

@@ -81,11 +81,12 @@ public struct CacheMaintenance: Sendable {
     /// Counts entries and bytes per kind, and reads the run log.
     public func stats() -> Stats {
         var stats = Stats(directory: cache.directory)
+        let journals = JournalUse(layout: layout)
         for kind in CacheLayout.Kind.allCases {
             for entry in layout.entries(kind) {
                 stats.entries[kind] += 1
                 stats.bytes[kind] += entry.size
-                let used = Date(timeIntervalSince1970: entry.modified)
+                let used = Date(timeIntervalSince1970: journals.lastUse(of: entry, kind: kind))
                 stats.oldestUse = min(stats.oldestUse ?? used, used)
                 stats.newestUse = max(stats.newestUse ?? used, used)
             }

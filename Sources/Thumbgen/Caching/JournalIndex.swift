@@ -74,6 +74,19 @@ struct JournalIndex: Sendable {
         Self.probe(entrySlots, hash: hash) { body(Int($0)) }
     }
 
+    /// Calls `body` with the name of every cache record the journal names: its sources'
+    /// file-index records and its entries' output records.
+    func forEachRecord(_ body: (CacheLayout.Kind, String) -> Void) {
+        bytes.withUnsafeBytes { raw in
+            for offset in sourceOffsets {
+                body(.files, ContentDigest.hex(raw[(offset + JournalSource.recordNameAt)...].prefix(32)))
+            }
+            for offset in entrySlots where offset != 0 {
+                body(.outputs, ContentDigest.hex(raw[(Int(offset) + JournalEntry.keyAt)...].prefix(32)))
+            }
+        }
+    }
+
     private static func capacity(for count: Int) -> Int {
         var capacity = 16
         while capacity < count * 2 { capacity <<= 1 }

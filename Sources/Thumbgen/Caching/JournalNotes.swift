@@ -6,8 +6,8 @@ import Foundation
 /// the planner proved up to date the slow way (encoded at once). Sources are shared by their
 /// entries, one per path; entries name them by token (their ordinal in the file written).
 struct JournalNotes {
-    /// A source of the next journal: one of the previous journal's (copied as it is, its
-    /// record's stamp renewed if this run marked it used), or one the slow path proved.
+    /// A source of the next journal: one of the previous journal's (copied as it is), or one
+    /// the slow path proved.
     private enum Source {
         case previous(ordinal: Int)
         case fresh(JournalSource)
@@ -17,14 +17,8 @@ struct JournalNotes {
     private var tokens: [String: Int] = [:]
     /// Token of each previous source already taken, by its ordinal.
     private var previousTokens: [Int: Int] = [:]
-    /// Previous sources' records marked used in this run, by ordinal: their new stamps.
-    private var touchedSources: [Int: FileStamp] = [:]
-    /// Previous entries kept: offset, token of their source, and the index in `touches` of
-    /// their record's new stamp if this run marked it used (else -1).
-    private var kept: [(offset: Int32, token: UInt32, touch: Int32)] = []
-    /// Kept entries' records marked used in this run: inode and times (every record is due
-    /// every ten minutes, so this can hold one per row: kept small).
-    private var touches: [(inode: UInt64, modified: Int64, changed: Int64)] = []
+    /// Previous entries kept: offset, and the token of their source.
+    private var kept: [(offset: Int32, token: UInt32)] = []
     /// The `out` templates entries name, by index, and their indexes; the index each
     /// previous template has now, by its index then.
     private var templates: [String] = []
@@ -38,17 +32,8 @@ struct JournalNotes {
     private var freshCount = 0
     private static let chunkSize = 1 << 18
 
-    /// The new stamp of previous source `ordinal`'s record, if this run marked it used.
-    func touched(source ordinal: Int) -> FileStamp? { touchedSources[ordinal] }
-
-    /// Notes that previous source `ordinal`'s record was marked used and now has `stamp`.
-    mutating func touch(source ordinal: Int, stamp: FileStamp) {
-        touchedSources[ordinal] = stamp
-    }
-
-    /// Keeps the previous entry at `offset`, whose source is previous source `ordinal`;
-    /// `record` is its record's new stamp if this run marked it used.
-    mutating func keep(entry offset: Int, source ordinal: Int, record: FileStamp?, from index: JournalIndex) {
+    /// Keeps the previous entry at `offset`, whose source is previous source `ordinal`.
+    mutating func keep(entry offset: Int, source ordinal: Int, from index: JournalIndex) {
         let bit = offset >> 3
         if keptBits.isEmpty {
             keptBits = [UInt64](repeating: 0, count: index.bytes.count / 512 + 1)
@@ -82,13 +67,7 @@ struct JournalNotes {
             guard let new = templateIndex(text) else { return }
             previousTemplates[old] = new
         }
-        var touch: Int32 = -1
-        if let record {
-            if touches.isEmpty { touches.reserveCapacity(index.entryCount) }
-            touch = Int32(touches.count)
-            touches.append((record.inode, record.modified, record.changed))
-        }
-        kept.append((Int32(offset), UInt32(token), touch))
+        kept.append((Int32(offset), UInt32(token)))
     }
 
     /// The index of `template` in the next journal; nil when there are too many to name.
@@ -135,7 +114,7 @@ struct JournalNotes {
     /// of its entries kept, and its sources, in the same state (then it need not be written).
     func repeats(_ previous: JournalIndex?, folders: CacheFolderStamps) -> Bool {
         guard let previous else { return false }
-        return freshCount == 0 && touchedSources.isEmpty && touches.isEmpty
+        return freshCount == 0
             && kept.count == previous.entryCount && sources.count == previous.sourceOffsets.count
             && templates.count == previous.templates.count && folders == previous.folders
     }
@@ -181,9 +160,7 @@ struct JournalNotes {
                 case .previous(let ordinal):
                     guard let previous, let (old, _) = JournalSource.decode(
                         reader, at: previous.sourceOffsets[ordinal], end: raw.count) else { return false }
-                    var renewed = old
-                    if let touched = touchedSources[ordinal] { renewed.record = touched }
-                    renewed.encode(into: &chunk)
+                    old.encode(into: &chunk)
                 }
                 guard emit() else { return false }
             }
@@ -193,7 +170,7 @@ struct JournalNotes {
                 chunk.raw(text)
                 chunk.pad()
             }
-            for (offset, token, touch) in kept {
+            for (offset, token) in kept {
                 let start = Int(offset)
                 guard let end = JournalEntry.end(reader, at: start, end: raw.count) else { return false }
                 let base = chunk.bytes.count
@@ -204,14 +181,6 @@ struct JournalNotes {
                 let template = previousTemplates[JournalEntry.template(reader, at: start)] ?? 0
                 chunk.bytes[base + JournalEntry.templateAt] = UInt8(template & 0xff)
                 chunk.bytes[base + JournalEntry.templateAt + 1] = UInt8(template >> 8)
-                if touch >= 0 {
-                    let touched = touches[Int(touch)]
-                    patch = JournalWriter()
-                    patch.recordStamp(FileStamp(device: 0, inode: touched.inode, size: 0,
-                                                modified: touched.modified, changed: touched.changed))
-                    chunk.bytes.replaceSubrange((base + JournalEntry.recordStampAt)..<(base + JournalEntry.recordStampAt + 24),
-                                                with: patch.bytes)
-                }
                 guard emit() else { return false }
             }
             return true

@@ -35,8 +35,13 @@ final class WarmJournal: Sendable {
     /// Whether this run writes the next journal (not a dry run).
     let writes: Bool
 
-    /// Seconds after which a record used is marked so, as `CacheLayout.read` does.
+    /// Nanoseconds after which a journal used is marked so, as `CacheLayout.read` marks a
+    /// record: the records a journal vouches for are not touched one by one (100,000 touches
+    /// took a third of a warm run every ten minutes); the journal's own modification time is
+    /// their last use, which `cache prune` reads (`JournalUse`).
     static let touchAfter: Int64 = 600 * 1_000_000_000
+    /// When the journal read was last written or marked used (0 without one).
+    private let previousModified: Int64
 
     /// The journal for `outputDirectory` in `cache`; nil when either folder cannot be
     /// resolved. A cache opened to look only reads the journal and writes nothing.
@@ -60,15 +65,18 @@ final class WarmJournal: Sendable {
         openedAt = FileStamp.now
         let folders = CacheFolderStamps(of: layout)
         self.folders = folders
-        let loaded = Self.read(path).flatMap(JournalIndex.init(bytes:))
+        let file = Self.read(path)
+        let loaded = file.flatMap { JournalIndex(bytes: $0.bytes) }
         let trusted = loaded?.identity == identity ? loaded : nil
         previous = trusted
+        previousModified = trusted == nil ? 0 : file?.modified ?? 0
         stable = trusted.map { folders.stable(against: $0.folders) } ?? []
     }
 
     deinit { close(outputFolder) }
 
-    private static func read(_ path: String) -> [UInt8]? {
+    /// The journal file at `path`, and its modification time; nil when it cannot be read whole.
+    static func read(_ path: String) -> (bytes: [UInt8], modified: Int64)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -79,7 +87,7 @@ final class WarmJournal: Sendable {
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = DescriptorIO.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer))
         }
-        return bytes.count == size ? bytes : nil
+        return bytes.count == size ? (bytes, FileStamp(info).modified) : nil
     }
 
     /// A local source the previous journal knows, unchanged.
@@ -108,23 +116,12 @@ final class WarmJournal: Sendable {
                         raw[offset + JournalSource.recordNameAt], reader.hex(offset + JournalSource.digestAt))
             }
         }
-        guard let (ordinal, offset, saved, folderByte, digest) = found else { return nil }
-        // Only a record due to be marked used can have been marked by this run already.
-        let due = openedAt - saved.modified > Self.touchAfter
-        let touched = due ? notes.withLock { $0.touched(source: ordinal) } : nil
-        var record = touched ?? saved
-        let recordPath = {
-            previous.bytes.withUnsafeBytes { raw in
+        guard let (ordinal, offset, record, folderByte, digest) = found else { return nil }
+        if !stable[CacheFolderStamps.files(folderByte)] {
+            let recordPath = previous.bytes.withUnsafeBytes { raw in
                 self.layout.path(.files, ContentDigest.hex(raw[(offset + JournalSource.recordNameAt)...].prefix(32)))
             }
-        }
-        if !stable[CacheFolderStamps.files(folderByte)] || touched != nil {
-            guard FileStamp.of(recordPath())?.isSameRecord(as: record) == true else { return nil }
-        }
-        if writes, due, touched == nil {
-            guard let now = layout.touch(recordPath()), now.inode == record.inode else { return nil }
-            record = now
-            notes.withLock { $0.touch(source: ordinal, stamp: now) }
+            guard FileStamp.of(recordPath)?.isSameRecord(as: record) == true else { return nil }
         }
         return Source(ordinal: ordinal, digest: digest, record: record, offset: offset)
     }
@@ -171,18 +168,13 @@ final class WarmJournal: Sendable {
             }
         }
         guard let (offset, record, path, recordStamp, outStamp) = found else { return nil }
-        let recordPath = { self.layout.path(.outputs, outputKey.digest) }
         if !stable[CacheFolderStamps.outputs(keyBytes[0])] {
-            guard FileStamp.of(recordPath())?.isSameRecord(as: recordStamp) == true else { return nil }
+            let recordPath = layout.path(.outputs, outputKey.digest)
+            guard FileStamp.of(recordPath)?.isSameRecord(as: recordStamp) == true else { return nil }
         }
         guard FileStamp.of(path, in: outputFolder) == outStamp else { return nil }
-        var touched: FileStamp?
-        if writes, openedAt - recordStamp.modified > Self.touchAfter {
-            guard let now = layout.touch(recordPath()), now.inode == recordStamp.inode else { return nil }
-            touched = now
-        }
         if writes {
-            notes.withLock { $0.keep(entry: offset, source: source.ordinal, record: touched, from: previous) }
+            notes.withLock { $0.keep(entry: offset, source: source.ordinal, from: previous) }
         }
         return Vouched(record: record, path: path)
     }
@@ -213,8 +205,12 @@ final class WarmJournal: Sendable {
         let settled = folders.settled(seenAt: openedAt)
         let written: Bool = notes.withLock { notes in
             guard !notes.isEmpty else { return false }
-            // A steady warm run found the journal true throughout: it stays as it is.
-            if notes.repeats(previous, folders: settled) { return true }
+            // A steady warm run found the journal true throughout: it stays as it is, marked
+            // used (its time stands for its records' last use) if due.
+            if notes.repeats(previous, folders: settled) {
+                if FileStamp.now - previousModified > Self.touchAfter { _ = layout.touch(path) }
+                return true
+            }
             mkdir(layout.base + "/journals", 0o777)
             guard let temporary = TemporaryFile(in: layout.temporaryFolder, for: "journal", registry: .shared)
             else { return false }

@@ -1,0 +1,44 @@
+import Foundation
+
+/// When the records the warm journals vouch for were last used.
+///
+/// A warm run does not mark each record it serves from a journal used (100,000 touches cost a
+/// third of such a run, every ten minutes): the journal's own modification time stands for
+/// the last use of every record its entries and sources name, since a journal is kept as it is
+/// only by a run that found every entry true (and is marked used then, `WarmJournal.save`),
+/// and is otherwise written anew. So an entry's last use is the later of its own modification
+/// time and that of the newest journal naming it. A journal that does not read whole and
+/// undamaged names nothing.
+struct JournalUse {
+    /// The latest journal time naming each output record (by key) and file-index record (by
+    /// name), in seconds since 1970.
+    private var outputs: [String: Double] = [:]
+    private var files: [String: Double] = [:]
+
+    /// What the journals in `layout` say.
+    init(layout: CacheLayout) {
+        let folder = layout.base + "/journals"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard let (bytes, modified) = WarmJournal.read(folder + "/" + name),
+                  let index = JournalIndex(bytes: bytes) else { continue }
+            let seconds = Double(modified) / 1e9
+            index.forEachRecord { kind, name in
+                switch kind {
+                case .outputs: outputs[name] = max(outputs[name] ?? 0, seconds)
+                case .files: files[name] = max(files[name] ?? 0, seconds)
+                default: break
+                }
+            }
+        }
+    }
+
+    /// When `entry`, of `kind`, was last used: its own time, or a journal's if later.
+    func lastUse(of entry: CacheLayout.Entry, kind: CacheLayout.Kind) -> Double {
+        let journal: Double? = switch kind {
+        case .outputs: outputs[entry.name]
+        case .files: files[entry.name]
+        default: nil
+        }
+        return max(entry.modified, journal ?? 0)
+    }
+}
