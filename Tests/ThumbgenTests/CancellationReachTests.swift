@@ -1,5 +1,6 @@
 import CVips
 import Foundation
+import Synchronization
 import Testing
 @testable import Thumbgen
 
@@ -65,5 +66,33 @@ struct CancellationReachTests {
         cancellation.cancel()
         #expect(ContentDigest.ofFile(descriptor: fd, until: cancellation) == nil)
         #expect(ContentDigest.ofFile(at: url.path) != nil)
+    }
+
+    @Test("A cancel and a file put in place never disagree: before the rename nothing is placed, after it the write's result stands")
+    func cancelAgainstPlacement() throws {
+        let folder = try TemporaryDirectory("placement")
+        let writer = try AtomicFileWriter(root: folder.url)
+        let request = ThumbnailRequest(row: 2, id: "2", sourceText: "a.png", source: .file("/a.png"),
+                                       outTemplate: "out.jpg", spec: ThumbnailSpec())
+        let plan = RowPlan(action: .render, step: .local, origin: .local)
+        let ended = Mutex<[RowResult]>([])
+        func job() -> Job { Job(request: request, plan: plan) { _, result in ended.withLock { $0.append(result) } } }
+
+        // Cancelled first: the write is declined, and its temporary file is gone.
+        let cancelled = job()
+        cancelled.cancel()
+        #expect(try writer.write(Data("one".utf8), to: "a.jpg", placing: cancelled.place) == nil)
+        #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("a.jpg").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
+
+        // Placed first: a cancel arriving before the write's result is too late.
+        let placed = job()
+        #expect(try writer.write(Data("two".utf8), to: "b.jpg", placing: placed.place) == .written)
+        placed.cancel()
+        #expect(!placed.isFinished)
+        var written = RowResult(row: 2, id: "2", src: "a.png", status: .written)
+        written.out = "b.jpg"
+        placed.finish(written)
+        #expect(ended.withLock { $0.map(\.status) } == [.cancelled, .written])
     }
 }

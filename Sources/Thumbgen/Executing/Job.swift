@@ -25,6 +25,8 @@ final class Job: Sendable {
         /// The generation whose operations were made last: its write lets go of them all.
         var lastOwner = 0
         var source: RowResult.SourceInfo?
+        /// Whether the row's file was put in place (`place`): then only its write ends the job.
+        var placed = false
     }
 
     /// A job for `request`, carrying out `plan`; `onFinish` receives its result once, whatever
@@ -120,10 +122,25 @@ final class Job: Sendable {
     /// Whether the job already has its result.
     var isFinished: Bool { state.withLock { $0.result != nil } }
 
-    /// Ends the job with `result` (the first call wins) and reports it.
+    /// Puts the row's file in place with `rename` (`AtomicFileWriter.Placement`) unless the
+    /// job has ended; once the file is there, a cancel or a stage's deadline can no longer end
+    /// the job: the write's result, which follows, is the row's (else a cancel landing during
+    /// the rename left a file its report called cancelled).
+    func place(_ rename: () -> Bool) -> Bool? {
+        state.withLock { state in
+            guard state.result == nil else { return nil }
+            let renamed = rename()
+            if renamed { state.placed = true }
+            return renamed
+        }
+    }
+
+    /// Ends the job with `result` (the first call wins, but after `place` only a success) and
+    /// reports it.
     func finish(_ result: RowResult) {
         let first: RowResult? = state.withLock { state in
             guard state.result == nil else { return nil }
+            guard !state.placed || result.status == .written || result.status == .unchanged else { return nil }
             var result = result
             if state.times != RowResult.StageTimes() { result.ms = state.times }
             result.http = result.http ?? state.http

@@ -37,10 +37,12 @@ struct OutputDelivery: Sendable {
     /// or failure: at once, or from another thread once the path's claim is decided
     /// (`OutputClaims`: an earlier row may still be about to take the same path). `isWanted` is
     /// asked right before a file is written: a row that ended meanwhile (cancelled) writes
-    /// nothing.
+    /// nothing. `placing` makes the rename that puts it in place (`Job.place`: under the row's
+    /// lock, so that a cancel either comes first and nothing is placed, or comes too late).
     func deliver(_ record: OutputRecord, for request: ThumbnailRequest, at planned: String? = nil,
                  bytes: Data?, rendered: Bool, key: OutputKey? = nil,
                  isWanted: @escaping @Sendable () -> Bool = { true },
+                 placing: @escaping AtomicFileWriter.Placement = { $0() },
                  completion: @escaping @Sendable (Result<RowResult, ThumbnailFailure>) -> Void) {
         var result = RowResult(
             row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
@@ -62,7 +64,7 @@ struct OutputDelivery: Sendable {
         result.out = path
         guard let claims else {
             return completion(Self.write(result, record: record, bytes: bytes, waited: false, cache: cache,
-                                         key: key, isWanted: isWanted, to: path, with: writer))
+                                         key: key, isWanted: isWanted, placing: placing, to: path, with: writer))
         }
         let found = result
         let cache = cache
@@ -73,7 +75,7 @@ struct OutputDelivery: Sendable {
             switch decision {
             case .write:
                 let delivery = Self.write(found, record: record, bytes: bytes, waited: waited, cache: cache,
-                                          key: key, isWanted: isWanted, to: path, with: writer)
+                                          key: key, isWanted: isWanted, placing: placing, to: path, with: writer)
                 // Nothing was written: the path is not the row's after all.
                 if case .failure = delivery { claims.release(row: found.row, path: path) }
                 return delivery
@@ -95,7 +97,8 @@ struct OutputDelivery: Sendable {
     /// not lead outside `--out`), and, when the row `waited` for its path, whether it still
     /// holds them (else the bytes `cache` holds under `key`, read only then, are written).
     private static func write(_ result: RowResult, record: OutputRecord, bytes: Data?, waited: Bool,
-                              cache: ThumbnailCache?, key: OutputKey?, isWanted: () -> Bool, to path: String,
+                              cache: ThumbnailCache?, key: OutputKey?, isWanted: () -> Bool,
+                              placing: AtomicFileWriter.Placement, to path: String,
                               with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {
         guard isWanted() else {
             return .failure(ThumbnailFailure(.cancelled, "\(result.src): cancelled"))
@@ -115,7 +118,9 @@ struct OutputDelivery: Sendable {
                 return .failure(ThumbnailFailure(.writeFailed, "\(result.src): \(path) changed while "
                                                  + "the row waited for it, and the cached output is gone; run again"))
             }
-            let outcome = try writer.write(data, to: path)
+            guard let outcome = try writer.write(data, to: path, placing: placing) else {
+                return .failure(ThumbnailFailure(.cancelled, "\(result.src): cancelled"))
+            }
             result.status = outcome == .written ? .written : .unchanged
             return .success(result)
         } catch {

@@ -56,7 +56,7 @@ extension Pipeline {
             job.moveOn()
             job.recordOutputFromCache()
             delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
-                             key: plan.key, isWanted: { !job.isFinished }) { outcome in
+                             key: plan.key, isWanted: { !job.isFinished }, placing: job.place) { outcome in
                 switch outcome {
                 case .success(let result): job.finish(result)
                 case .failure(let failure): job.fail(failure)

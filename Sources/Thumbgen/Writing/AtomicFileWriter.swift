@@ -50,6 +50,17 @@ public struct AtomicFileWriter: Sendable {
 
     /// Puts `data` at `relativePath` under the root, atomically, unless it is already there.
     public func write(_ data: Data, to relativePath: String) throws(Failure) -> Outcome {
+        try write(data, to: relativePath, placing: { $0() }) ?? .written
+    }
+
+    /// Decides, at the last moment, whether a file written goes in place: runs the rename it
+    /// is given and says whether it worked, or runs nothing and says nil (the row it is for has
+    /// ended: a cancel must not race a file into place behind its row's back).
+    public typealias Placement = @Sendable (_ rename: () -> Bool) -> Bool?
+
+    /// `write(_:to:)`, the rename made through `placing`; nil when `placing` declined it (the
+    /// temporary file is gone then).
+    public func write(_ data: Data, to relativePath: String, placing: Placement) throws(Failure) -> Outcome? {
         let (resolved, fileName) = try resolve(relativePath)
         let target = resolved + "/" + fileName
         if Self.holds(target, exactly: data) { return .unchanged }
@@ -63,9 +74,18 @@ public struct AtomicFileWriter: Sendable {
             temporary.discard()
             throw Failure(description: "\(relativePath): cannot write: \(reason)")
         }
-        guard temporary.place({ rename($0, target) == 0 }) else {
+        var declined = false
+        let placed = temporary.place { path in
+            guard let renamed = placing({ rename(path, target) == 0 }) else {
+                declined = true
+                return false
+            }
+            return renamed
+        }
+        guard placed else {
             let reason = String(cString: strerror(errno))
             temporary.discard()
+            if declined { return nil }
             throw Failure(description: "\(relativePath): cannot put in place: \(reason)")
         }
         return .written

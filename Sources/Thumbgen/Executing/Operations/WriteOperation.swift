@@ -60,7 +60,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
         // same path (OutputClaims); this operation does not wait for it.
         let job = job
         delivery.deliver(record, for: job.request, bytes: encoded.data, rendered: true,
-                         isWanted: { !job.isFinished }) { outcome in
+                         isWanted: { !job.isFinished }, placing: job.place) { outcome in
             switch outcome {
             case .success(let result):
                 job.record(\.write, since: start)
