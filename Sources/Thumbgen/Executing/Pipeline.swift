@@ -36,23 +36,23 @@ public final class Pipeline: Sendable {
     let planner: RowPlanner
     /// The kind of run, which decides what results report of the cache.
     let mode: RunMode
-    private let decodeQueue = OperationQueue()
-    private let renderQueue = OperationQueue()
-    private let writeQueue = OperationQueue()
-    private let downloadQueue = OperationQueue()
-    private let downloads: DownloadWorkspace
-    private let gate: AdmissionGate
-    private let registry: SourceRegistry
+    let decodeQueue = OperationQueue()
+    let renderQueue = OperationQueue()
+    let writeQueue = OperationQueue()
+    let downloadQueue = OperationQueue()
+    let downloads: DownloadWorkspace
+    let gate: AdmissionGate
+    let registry: SourceRegistry
     /// Stops the work in flight (evaluations, hashing, fetches) when the run is cancelled.
-    private let cancellation = Cancellation()
+    let cancellation = Cancellation()
     /// Entered when a row is submitted, left when its result is delivered.
-    private let rows = DispatchGroup()
+    let rows = DispatchGroup()
     /// Where sources are decoded: in this process, or in worker processes.
-    private let isolation: SourceTask.Isolation
+    let isolation: SourceTask.Isolation
     /// The worker processes, when the pipeline isolates decoding.
-    private let workers: WorkerPool?
-    private let onResults: @Sendable ([RowResult]) -> Void
-    private let state = Mutex(State())
+    let workers: WorkerPool?
+    let onResults: @Sendable ([RowResult]) -> Void
+    let state = Mutex(State())
     /// `state.cancelled`, readable without the lock (every row asks).
     private let cancelFlag = Atomic<Bool>(false)
     let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
@@ -64,7 +64,7 @@ public final class Pipeline: Sendable {
     /// The rows' path patterns, for the claims: one source's rows share one.
     private let patterns = OutputPathPatternMemo()
 
-    private struct State {
+    struct State {
         var cancelled = false
         var active: [ObjectIdentifier: Job] = [:]
         var batch: [(Operation, OperationQueue)] = []
@@ -74,7 +74,7 @@ public final class Pipeline: Sendable {
 
     /// Rows queued before their operations are handed to the queues together, so that rows
     /// naming the same source a few lines apart still share one decode.
-    private static let batchSize = 16
+    static let batchSize = 16
 
     /// A pipeline writing under `configuration.outputDirectory`; results go to `onResult`,
     /// one at a time, from any thread. Throws when libvips cannot start or the output folder
@@ -150,7 +150,7 @@ public final class Pipeline: Sendable {
 
     /// Takes a place in the admission window, waiting for one. While it waits it keeps handing
     /// queued operations over: rows that missed the cache join the batch from other threads.
-    private func admit(row: Int) {
+    func admit(row: Int) {
         if gate.tryEnter(row: row) { return }
         // Rows admitted but still waiting to be batched hold places in the gate: handed over
         // now, or a source with more rows than the gate has places would be planned only
@@ -171,138 +171,6 @@ public final class Pipeline: Sendable {
             if gate.tryEnter(row: row) { return }
         }
         while !gate.enter(row: row, timeout: .milliseconds(50)) { flush() }
-    }
-
-    /// Makes an admitted row's job, carrying out `plan`, and schedules it.
-    func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
-        if case .remote = request.source { widenForDownloads() }
-        workers?.prestart()
-        let job = Job(request: request, plan: plan, mode: mode, onEvent: configuration.onEvent) {
-            [weak self] job, result in
-            guard let self else { return }
-            self.state.withLock { _ = $0.active.removeValue(forKey: ObjectIdentifier(job)) }
-            self.deliver(result)
-        }
-        schedule(job)
-    }
-
-    /// Makes a job's operations for its current generation, sharing its source's task when
-    /// one is open, and batches them for the queues.
-    func schedule(_ job: Job) {
-        let request = job.request
-        let (task, isNew) = registry.task(for: job, make: makeTask)
-        var operations: [(Operation, OperationQueue)] = []
-        switch task.pixels {
-        case .inProcess(let decode):
-            let render = RenderOperation(job: job, decode: decode, limits: configuration.limits,
-                                         cancellation: cancellation)
-            operations.append((render, renderQueue))
-            operations.append((WriteOperation(job: job, render: render, delivery: delivery,
-                                              cache: configuration.cache), writeQueue))
-        case .worker(let unit):
-            operations.append((WriteOperation(job: job, unit: unit, delivery: delivery,
-                                              cache: configuration.cache), writeQueue))
-        }
-        operations.forEach { $0.0.queuePriority = request.priority.queuePriority }
-        job.own(operations.map(\.0))
-        if isNew {
-            task.identify.onStart = { [registry] in registry.remove($0) }
-        }
-        let (cancelled, batchFull) = state.withLock { state in
-            guard !state.cancelled else { return (true, false) }
-            state.active[ObjectIdentifier(job)] = job
-            if isNew {
-                if let download = task.download { state.batch.append((download, downloadQueue)) }
-                state.batch.append((task.identify, decodeQueue))
-                // A worker's unit only waits on a pipe: on the render queue, so that the
-                // identification of the next sources (hashing) runs meanwhile.
-                switch task.pixels {
-                case .inProcess(let decode): state.batch.append((decode, decodeQueue))
-                case .worker(let unit): state.batch.append((unit, renderQueue))
-                }
-                state.decodes += 1
-            }
-            state.batch += operations
-            return (false, state.batch.count >= Self.batchSize * 2)
-        }
-        if cancelled { return job.cancel() }
-        if batchFull { startOperations() }
-    }
-
-    /// A new task for `job`'s source; a remote source is got as the job's plan says.
-    private func makeTask(for job: Job) -> SourceTask {
-        var download: DownloadOperation?
-        let request = job.request
-        if case .remote(let url) = request.source {
-            download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch)
-            download?.order = request.row
-        }
-        return SourceTask(source: request.source, download: download, planner: planner, isolation: isolation,
-                          cancellation: cancellation) { [weak self] job, plan in
-            self?.carryOut(plan, for: job)
-        }
-    }
-
-    /// The first URL row widens the admission window by `downloadLookahead` rows, so that
-    /// downloads run ahead of the CPU work instead of starting only as earlier rows finish: a
-    /// large file far down the manifest would otherwise start late and leave the cores idle at
-    /// the end. An admitted row waiting for a core holds a file on disk, not pixels in memory.
-    private func widenForDownloads() {
-        let first = state.withLock { state in
-            defer { state.widened = true }
-            return !state.widened
-        }
-        guard first else { return }
-        gate.widen(by: configuration.downloadLookahead)
-    }
-
-    /// Reports a row that failed before it could become a job (a bad row in the manifest). It
-    /// passes the admission gate like any row, so that bad rows cannot pile up in the report
-    /// behind a slow one.
-    public func reject(_ result: RowResult) {
-        admit(row: result.row)
-        rows.enter()
-        deliver(result)
-    }
-
-    /// Hands an admitted row's result on, and gives its place back; `batch`, while its work
-    /// item runs, takes the result to hand on with the others it collects.
-    func deliver(_ result: RowResult, settling batch: Settlements? = nil) {
-        if batch?.add(result) == true { return }
-        delivery.claims?.settle(row: result.row)
-        gate.leave(row: result.row)
-        onResults([result])
-        rows.leave()
-    }
-
-    /// Settles the rows `batch` collected (their claims, their places in the gate) and hands
-    /// their results on, at once.
-    func settle(_ batch: Settlements) {
-        let results = batch.close()
-        guard !results.isEmpty else { return }
-        let rows = results.map(\.row)
-        delivery.claims?.settle(rows: rows)
-        gate.leave(rows: rows)
-        onResults(results)
-        for _ in results { self.rows.leave() }
-    }
-
-    /// Hands every queued operation to its queue (and the rows waiting for their plans to
-    /// `cacheChecks`).
-    public func flush() {
-        handOverChecks()
-        startOperations()
-    }
-
-    /// Hands every queued operation to its queue. What the planning threads call: the rows
-    /// waiting for their plans are the reader's to hand over (a planner taking them would
-    /// split a source's rows between batches, mid-source).
-    func startOperations() {
-        let batch = state.withLock { state in
-            defer { state.batch = [] }
-            return state.batch
-        }
-        for (operation, queue) in batch { queue.addOperation(operation) }
     }
 
     /// Waits until every submitted row has its result.
