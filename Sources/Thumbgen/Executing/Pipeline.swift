@@ -160,7 +160,7 @@ public final class Pipeline: Sendable {
         // (`OutputClaims`) and check their files again by hashing them (2.6% of a warm run's
         // rows did).
         handOverChecks(keepingLastSource: true)
-        flush()
+        startOperations()
         // Rather than sleep, plan rows waiting for a thread (a warm run's rows are planned
         // faster than threads are woken).
         while checkOne() {

@@ -75,15 +75,23 @@ public struct AtomicFileWriter: Sendable {
             throw Failure(description: "\(relativePath): cannot write: \(reason)")
         }
         var declined = false
+        // The rename's errno, kept before `placing` unlocks anything (which may set errno).
+        var failure: Int32 = 0
         let placed = temporary.place { path in
-            guard let renamed = placing({ rename(path, target) == 0 }) else {
+            guard let renamed = placing({
+                guard rename(path, target) == 0 else {
+                    failure = errno
+                    return false
+                }
+                return true
+            }) else {
                 declined = true
                 return false
             }
             return renamed
         }
         guard placed else {
-            let reason = String(cString: strerror(errno))
+            let reason = String(cString: strerror(failure))
             temporary.discard()
             if declined { return nil }
             throw Failure(description: "\(relativePath): cannot put in place: \(reason)")
