@@ -69,7 +69,7 @@ final class WarmJournal: Sendable {
         let loaded = file.flatMap { JournalIndex(bytes: $0.bytes) }
         let trusted = loaded?.identity == identity ? loaded : nil
         previous = trusted
-        previousModified = trusted == nil ? 0 : file?.modified ?? 0
+        previousModified = file?.modified ?? 0
         stable = trusted.map { folders.stable(against: $0.folders) } ?? []
     }
 
@@ -94,8 +94,6 @@ final class WarmJournal: Sendable {
     struct Source: Sendable {
         let ordinal: Int
         let digest: String
-        /// Its file-index record's stamp now (renewed if this run marked it used).
-        let record: FileStamp
         /// Where its facts are in the journal, read only if a row needs them noted.
         let offset: Int
     }
@@ -123,18 +121,14 @@ final class WarmJournal: Sendable {
             }
             guard FileStamp.of(recordPath)?.isSameRecord(as: record) == true else { return nil }
         }
-        return Source(ordinal: ordinal, digest: digest, record: record, offset: offset)
+        return Source(ordinal: ordinal, digest: digest, offset: offset)
     }
 
     /// The facts of `source` as the next journal keeps them.
     func facts(of source: Source) -> JournalSource? {
         guard let previous else { return nil }
         return previous.bytes.withUnsafeBytes { raw in
-            JournalSource.decode(JournalReader(bytes: raw), at: source.offset, end: raw.count).map {
-                var facts = $0.0
-                facts.record = source.record
-                return facts
-            }
+            JournalSource.decode(JournalReader(bytes: raw), at: source.offset, end: raw.count)?.0
         }
     }
 

@@ -28,7 +28,7 @@ public struct PipelineConfiguration: Sendable {
     /// What one image may cost: pixels, frames, output size, bytes, time, damage.
     public var limits = ImagingLimits()
     /// Sees each row start and its source load, from any thread (`--events`); results go to
-    /// the pipeline's `onResult`.
+    /// the pipeline's `onResult` (or `onResults`).
     public var onEvent: (@Sendable (PipelineEvent) -> Void)?
     /// Decode, render and encode in worker processes (`WorkerIsolation`); nil (the library's
     /// default) does them in this process.

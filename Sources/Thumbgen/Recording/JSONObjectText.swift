@@ -92,22 +92,19 @@ struct JSONObjectText {
             bytes.append(UInt8(ascii: "\""))
             return
         }
-        if text.utf8.contains(where: needsEscape) {
-            for byte in text.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-                case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-                case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-                case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
-                case 0..<0x20:
-                    bytes.append(contentsOf: "\\u00".utf8)
-                    bytes.append(hexDigits[Int(byte >> 4)])
-                    bytes.append(hexDigits[Int(byte & 0x0f)])
-                default: bytes.append(byte)
-                }
+        // Something to escape (or a string without contiguous UTF-8): byte by byte.
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(hexDigits[Int(byte >> 4)])
+                bytes.append(hexDigits[Int(byte & 0x0f)])
+            default: bytes.append(byte)
             }
-        } else {
-            append(text, to: &bytes)
         }
         bytes.append(UInt8(ascii: "\""))
     }

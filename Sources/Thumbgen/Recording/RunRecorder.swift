@@ -59,16 +59,17 @@ public final class RunRecorder: Sendable {
     /// Records the results of rows that ended together, under one lock (a warm run's rows
     /// end by the thousand a second on every core; a lock per row was contended).
     public func record(_ results: [RowResult]) {
-        // Encoded before the lock: rows finish on several threads at once.
-        // The batch's records, one after another in one buffer.
+        // Encoded before the lock (rows finish on several threads at once), one after
+        // another in one buffer.
         var records: [UInt8] = []
-        var ends: [Int] = []
+        var spans: [Range<Int>] = []
         if hasReport {
             records.reserveCapacity(384 * results.count)
-            ends.reserveCapacity(results.count)
+            spans.reserveCapacity(results.count)
             for result in results {
+                let start = records.count
                 result.appendJSON(to: &records)
-                ends.append(records.count)
+                spans.append(start..<records.count)
             }
         }
         alongside?(results)
@@ -76,14 +77,12 @@ public final class RunRecorder: Sendable {
             if hasReport { takeExpected(into: &state) }
             for (index, result) in results.enumerated() {
                 state.summary.count(result)
-                guard hasReport else {
-                    onEach?(result)
-                    continue
-                }
-                do {
-                    try state.report?.add(row: result.row, record: records[(index == 0 ? 0 : ends[index - 1])..<ends[index]])
-                } catch {
-                    state.reportError = state.reportError ?? error
+                if hasReport {
+                    do {
+                        try state.report?.add(row: result.row, record: records[spans[index]])
+                    } catch {
+                        state.reportError = state.reportError ?? error
+                    }
                 }
                 onEach?(result)
             }
