@@ -78,12 +78,9 @@ struct JournalIndex: Sendable {
     /// file-index records and its entries' output records.
     func forEachRecord(_ body: (CacheLayout.Kind, String) -> Void) {
         bytes.withUnsafeBytes { raw in
-            for offset in sourceOffsets {
-                body(.files, ContentDigest.hex(raw[(offset + JournalSource.recordNameAt)...].prefix(32)))
-            }
-            for offset in entrySlots where offset != 0 {
-                body(.outputs, ContentDigest.hex(raw[(Int(offset) + JournalEntry.keyAt)...].prefix(32)))
-            }
+            let reader = JournalReader(bytes: raw)
+            for offset in sourceOffsets { body(.files, reader.hex(offset + JournalSource.recordNameAt)) }
+            for offset in entrySlots where offset != 0 { body(.outputs, reader.hex(Int(offset) + JournalEntry.keyAt)) }
         }
     }
 

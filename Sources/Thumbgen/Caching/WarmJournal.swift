@@ -117,7 +117,7 @@ final class WarmJournal: Sendable {
         guard let (ordinal, offset, record, folderByte, digest) = found else { return nil }
         if !stable[CacheFolderStamps.files(folderByte)] {
             let recordPath = previous.bytes.withUnsafeBytes { raw in
-                self.layout.path(.files, ContentDigest.hex(raw[(offset + JournalSource.recordNameAt)...].prefix(32)))
+                layout.path(.files, JournalReader(bytes: raw).hex(offset + JournalSource.recordNameAt))
             }
             guard FileStamp.of(recordPath)?.isSameRecord(as: record) == true else { return nil }
         }
