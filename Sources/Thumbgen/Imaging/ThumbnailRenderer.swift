@@ -1,16 +1,32 @@
 /// Turns a decoded source into one output's pixels: crop, resample, colour, alpha, canvas.
 ///
-/// The result is lazy: libvips computes it during the encode, so the CPU cost lands there.
+/// The result is lazy: libvips computes it during the encode, so the CPU cost lands there,
+/// except for scaled pixels that several rows share (`SharedScale`), which are made once.
 struct ThumbnailRenderer: Sendable {
     /// Builds the output image of `spec`, laid out as `plan` (the decode works it out once per
-    /// row), from `decoded`, for writing as `format`. `watch` bounds and cancels the one
-    /// evaluation made here (for smart crop).
+    /// row), from `decoded`, for writing as `format`. `shared`, when other rows of the decode
+    /// need the same scaled pixels (`scaleKey`), holds them. `watch` bounds and cancels the
+    /// evaluations made here (smart crop, shared pixels).
     func render(_ decoded: DecodedImage, spec: ThumbnailSpec, plan: ThumbnailGeometry, format: OutputFormat,
-                watch: StageWatch) throws(ImagingError) -> VipsImageRef
+                shared: SharedScale? = nil, watch: StageWatch) throws(ImagingError) -> VipsImageRef
     {
-        // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
-        let scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-            try scale(decoded, plan: plan, spec: spec, format: format)
+        let scaled: VipsImageRef
+        if let shared {
+            let pixels = try shared.pixels { () throws(ImagingError) -> VipsImageRef in
+                let lazy = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+                    try scaleAndColour(decoded, plan: plan, spec: spec, format: format)
+                }
+                return try inMemory(lazy, watch: watch)
+            }
+            scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+                try alpha(pixels, plan: plan, spec: spec, format: format)
+            }
+        } else {
+            // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
+            scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+                try alpha(scaleAndColour(decoded, plan: plan, spec: spec, format: format),
+                          plan: plan, spec: spec, format: format)
+            }
         }
         let frames = decoded.frames
         let scaledHeight = scaled.height / frames
@@ -25,10 +41,7 @@ struct ThumbnailRenderer: Sendable {
             // read"). So the scaled pixels are made once, into memory, here: outside the graph
             // lock, under the deadline and cancellable. Shared decode or not, smart crop then
             // sees the same pixels, and its own analysis reads only this small image.
-            let own = try scaled.copied()
-            watch.enter("render", evaluating: own)
-            let pixels = try own.copiedToMemory()
-            watch.enter("render", evaluating: pixels)
+            let pixels = try inMemory(scaled, watch: watch)
             return try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
                 try pixels.smartCropped(to: plan.canvasWidth, plan.canvasHeight, by: measure)
             }
@@ -49,22 +62,52 @@ struct ThumbnailRenderer: Sendable {
         }
     }
 
-    /// Steps 1 to 4, run once over the whole image; for an animation (frames stacked top to
+    /// `image` evaluated into memory under `watch` (bounded, cancellable, on a copy of its own
+    /// so that the kill never lands on an image other rows read).
+    private func inMemory(_ image: VipsImageRef, watch: StageWatch) throws(ImagingError) -> VipsImageRef {
+        let own = try image.copied()
+        watch.enter("render", evaluating: own)
+        let pixels = try own.copiedToMemory()
+        watch.enter("render", evaluating: pixels)
+        return pixels
+    }
+
+    /// What decides the pixels of steps 1 to 3 for this row: rows of one decode with equal keys
+    /// can share them (`SharedScale`).
+    static func scaleKey(_ decoded: DecodedImage, spec: ThumbnailSpec, plan: ThumbnailGeometry,
+                         format: OutputFormat) -> SharedScale.Key {
+        let (x, y, w, h) = region(decoded, plan: plan)
+        let colourSpace = decoded.image.colourSpace
+        let sourceIsGrey = colourSpace == .grey || colourSpace == .grey16
+        return SharedScale.Key(x: x, y: y, width: w, height: h, scaledWidth: plan.scaledWidth,
+                               scaledHeight: plan.scaledHeight, kernel: spec.kernel,
+                               grey: sourceIsGrey && format.keepsGrey && spec.background.isGrey)
+    }
+
+    /// The region of step 1, in working pixels (the decoded image may be shrunk on load).
+    private static func region(_ decoded: DecodedImage, plan: ThumbnailGeometry) -> (Int, Int, Int, Int) {
+        func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
+        let frameWidth = decoded.image.width, frameHeight = decoded.frameHeight
+        let x = clamp(Int((plan.regionX * decoded.scaleX).rounded()), 0, frameWidth - 1)
+        let y = clamp(Int((plan.regionY * decoded.scaleY).rounded()), 0, frameHeight - 1)
+        let w = clamp(Int((plan.regionWidth * decoded.scaleX).rounded()), 1, frameWidth - x)
+        let h = clamp(Int((plan.regionHeight * decoded.scaleY).rounded()), 1, frameHeight - y)
+        return (x, y, w, h)
+    }
+
+    /// Steps 1 to 3, run once over the whole image; for an animation (frames stacked top to
     /// bottom) only cutting goes frame by frame, while resampling and colour run once over
     /// the stack, as `vips_thumbnail` does: 400 resamplers would cost 15 times the memory of
     /// one (measured: 731 MB against 52 MB for 400 frames of 400×300).
-    private func scale(_ decoded: DecodedImage, plan: ThumbnailGeometry, spec: ThumbnailSpec,
-                       format: OutputFormat) throws(ImagingError) -> VipsImageRef
+    private func scaleAndColour(_ decoded: DecodedImage, plan: ThumbnailGeometry, spec: ThumbnailSpec,
+                                format: OutputFormat) throws(ImagingError) -> VipsImageRef
     {
         let frames = decoded.frames
         var image = decoded.image
         let frameWidth = image.width, frameHeight = decoded.frameHeight
 
-        // 1. The region, in working pixels (the decoded image may be shrunk on load).
-        let x = clamp(Int((plan.regionX * decoded.scaleX).rounded()), 0, frameWidth - 1)
-        let y = clamp(Int((plan.regionY * decoded.scaleY).rounded()), 0, frameHeight - 1)
-        let w = clamp(Int((plan.regionWidth * decoded.scaleX).rounded()), 1, frameWidth - x)
-        let h = clamp(Int((plan.regionHeight * decoded.scaleY).rounded()), 1, frameHeight - y)
+        // 1. The region, in working pixels.
+        let (x, y, w, h) = Self.region(decoded, plan: plan)
         if x != 0 || y != 0 || w != frameWidth || h != frameHeight {
             image = try eachFrame(of: image, frames: frames) { frame throws(ImagingError) in
                 try frame.extractArea(x: x, y: y, width: w, height: h)
@@ -84,7 +127,14 @@ struct ThumbnailRenderer: Sendable {
         // 3. Colour after resampling: fewer pixels go through the (slow) profile transform.
         // Grey stays grey where the format can store it and no colour is painted in.
         let keepGrey = format.keepsGrey && spec.background.isGrey
-        image = try toOutputColour(image, grey: keepGrey)
+        return try toOutputColour(image, grey: keepGrey)
+    }
+
+    /// Step 4, for `format`.
+    private func alpha(_ scaled: VipsImageRef, plan: ThumbnailGeometry, spec: ThumbnailSpec,
+                       format: OutputFormat) throws(ImagingError) -> VipsImageRef
+    {
+        var image = scaled
         let grey = image.colourSpace == .grey
 
         // 4. Alpha: flattened for formats without it; added where padding must be transparent.
@@ -198,7 +248,6 @@ struct ThumbnailRenderer: Sendable {
         return (format == .uint8 || format == .uint16) && deviceSpaces.contains(image.colourSpace)
     }
 
-    private func clamp(_ v: Int, _ lo: Int, _ hi: Int) -> Int { min(max(v, lo), max(lo, hi)) }
 }
 
 extension Gravity {

@@ -123,25 +123,40 @@ final class DecodeOperation: Operation, @unchecked Sendable {
             // The row that needs the most pixels decides, by its own mode: every row of the
             // group loads at the same scale, so that row's choice is each row's choice.
             let largest = group.max { scale($0) < scale($1) } ?? group[0]
+            func passesThrough(_ job: Job) -> Bool {
+                guard let plan = plans[ObjectIdentifier(job)] else { return false }
+                return PassThrough.applies(header, spec: job.request.spec, format: format(job), plan: plan)
+            }
+            // Rows that render alike (`SharedScale.Key`: a size in several formats) share their
+            // scaled pixels; the decoded pixels go into memory only when rows read them
+            // differently, else they stream once into the shared scaled pixels.
+            func key(_ job: Job, _ decoded: DecodedImage) -> SharedScale.Key? {
+                guard let plan = plans[ObjectIdentifier(job)], !passesThrough(job) else { return nil }
+                return ThumbnailRenderer.scaleKey(decoded, spec: job.request.spec, plan: plan, format: format(job))
+            }
             var result = decode(opened, for: group, scale: scale(largest),
-                                shrinkOnLoad: largest.request.spec.shrinkOnLoad,
-                                allFrames: allFrames, digest: digest, keepAlive: keepAlive, watch: watch)
+                                shrinkOnLoad: largest.request.spec.shrinkOnLoad, allFrames: allFrames,
+                                readsApart: { decoded in Set(group.map { key($0, decoded) }).count > 1 },
+                                digest: digest, keepAlive: keepAlive, watch: watch)
                 .map { decoded in
                     var decoded = decoded
                     decoded.sourceStamp = stamp
                     return decoded
                 }
-            func passesThrough(_ job: Job) -> Bool {
-                guard let plan = plans[ObjectIdentifier(job)] else { return false }
-                return PassThrough.applies(header, spec: job.request.spec, format: format(job), plan: plan)
-            }
-            if case .success(let decoded) = result, !decoded.isInMemory, let only = group.first,
-               passesThrough(only), let path = decoded.path,
+            if case .success(let decoded) = result, !decoded.isInMemory,
+               let first = group.first(where: passesThrough), let path = decoded.path,
                let error = decoder.decodeError(path: path, watch: watch) {
                 // The bytes go out as they are, so they must decode cleanly: lazy pixels are
-                // read through here, where a broken source is a decode failure (shared pixels
-                // were read into memory already).
-                result = .failure(.imaging(error, src: only.request.sourceText, stage: .decodeFailed))
+                // read through here, where a broken source is a decode failure (pixels in
+                // memory were read whole already).
+                result = .failure(.imaging(error, src: first.request.sourceText, stage: .decodeFailed))
+            }
+            var shared: [SharedScale.Key: SharedScale] = [:]
+            if case .success(let decoded) = result {
+                let keys = group.compactMap { key($0, decoded) }
+                for (key, count) in Dictionary(keys.map { ($0, 1) }, uniquingKeysWith: +) where count > 1 {
+                    shared[key] = SharedScale()
+                }
             }
             // A decode killed by the deadline failed because of it: every row of the stage
             // reports the timeout, not the libvips error the kill caused.
@@ -153,7 +168,8 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                 for job in group {
                     guard let plan = plans[ObjectIdentifier(job)] else { continue }
                     outcomes[ObjectIdentifier(job)] = result.map {
-                        DecodedRow(decoded: $0, geometry: plan, format: format(job), passesThrough: passesThrough(job))
+                        DecodedRow(decoded: $0, geometry: plan, format: format(job), passesThrough: passesThrough(job),
+                                   sharedScale: key(job, $0).flatMap { shared[$0] })
                     }
                 }
             }
@@ -175,14 +191,17 @@ final class DecodeOperation: Operation, @unchecked Sendable {
                                 + "\(limit) pixels a side (--max-output-size)")
     }
 
+    /// Decodes `opened` for `jobs`, into memory when `readsApart` says the jobs read its
+    /// pixels in more than one way.
     private func decode(_ opened: SourceDecoder.OpenedSource, for jobs: [Job], scale: Double,
-                        shrinkOnLoad: ShrinkOnLoadMode, allFrames: Bool, digest: String?, keepAlive: TemporaryDownload?,
+                        shrinkOnLoad: ShrinkOnLoadMode, allFrames: Bool, readsApart: (DecodedImage) -> Bool,
+                        digest: String?, keepAlive: TemporaryDownload?,
                         watch: StageWatch) -> Result<DecodedImage, ThumbnailFailure>
     {
         do {
             var decoded = try decoder.decode(opened, requiredScale: scale, shrinkOnLoad: shrinkOnLoad,
                                              allFrames: allFrames)
-            if jobs.count > 1 {
+            if jobs.count > 1 && readsApart(decoded) {
                 let own = try decoded.image.copied()
                 watch.enter("decode", evaluating: own)
                 let pixels = try own.copiedToMemory()
@@ -215,4 +234,6 @@ struct DecodedRow: Sendable {
     var format: OutputFormat
     /// Whether the source passes through (`PassThrough`): checked to decode cleanly already.
     var passesThrough: Bool
+    /// The scaled pixels this row shares with others of its decode, if any.
+    var sharedScale: SharedScale?
 }

@@ -83,7 +83,8 @@ final class RenderOperation: Operation, @unchecked Sendable {
             return (data, decoded.header.orientedWidth, decoded.header.orientedHeight)
         }
         StageReport.enter(.render, row: job.request.row)
-        let image = try renderer.render(decoded, spec: spec, plan: row.geometry, format: format, watch: watch)
+        let image = try renderer.render(decoded, spec: spec, plan: row.geometry, format: format,
+                                        shared: row.sharedScale, watch: watch)
         StageReport.enter(.encode, row: job.request.row)
         let data = try encoder.encode(image, as: format, quality: spec.quality, options: spec.encoding,
                                       sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
