@@ -24,10 +24,7 @@ extension Pipeline {
         let (task, isNew) = registry.task(for: job, make: makeTask)
         var operations: [(Operation, OperationQueue)] = []
         switch task.pixels {
-        case .inProcess(let decode):
-            let render = RenderOperation(job: job, decode: decode, limits: configuration.limits,
-                                         cancellation: cancellation)
-            operations.append((render, renderQueue))
+        case .inProcess(let render):
             operations.append((WriteOperation(job: job, render: render, delivery: delivery,
                                               cache: configuration.cache), writeQueue))
         case .worker(let unit):
@@ -44,13 +41,10 @@ extension Pipeline {
             state.active[ObjectIdentifier(job)] = job
             if isNew {
                 if let download = task.download { state.batch.append((download, downloadQueue)) }
-                state.batch.append((task.identify, decodeQueue))
-                // A worker's unit only waits on a pipe: on the render queue, so that the
-                // identification of the next sources (hashing) runs meanwhile.
-                switch task.pixels {
-                case .inProcess(let decode): state.batch.append((decode, decodeQueue))
-                case .worker(let unit): state.batch.append((unit, renderQueue))
-                }
+                state.batch.append((task.identify, identifyQueue))
+                // On the render queue, apart from the identifications, so that the next
+                // sources are hashed meanwhile.
+                state.batch.append((task.pixels.operation, renderQueue))
                 state.decodes += 1
             }
             state.batch += operations

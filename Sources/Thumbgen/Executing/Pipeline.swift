@@ -9,13 +9,13 @@ import Synchronization
 ///                                            │
 ///                                            ▼ render, read, fetch, revalidate
 ///     SourceTask (shared by rows naming the same source)
-///       [DownloadOperation ─►] IdentifyOperation ─► DecodeOperation ─┬─► RenderOperation ─► WriteOperation (row 1)
-///        (downloadQueue,         (decodeQueue: digest,  (decodeQueue) └─► RenderOperation ─► WriteOperation (row 2)
-///         remote sources only)    plan again, serve hits)                  (renderQueue)      (writeQueue)
+///       [DownloadOperation ─►] IdentifyOperation ─► SourceRenderOperation ─┬─► WriteOperation (row 1)
+///        (downloadQueue,         (identifyQueue: digest,   (renderQueue:       └─► WriteOperation (row 2)
+///         remote sources only)    plan again, serve hits)  SourceRender)          (writeQueue)
 ///
-/// With `configuration.isolation` (worker processes), one `WorkerUnitOperation` per source, on
-/// the render queue, stands for the decode and the renders: a worker makes the rows' outputs,
-/// and each row's `WriteOperation` takes its own.
+/// With `configuration.isolation` (worker processes), a `WorkerUnitOperation` stands in for the
+/// `SourceRenderOperation`: a worker makes the rows' outputs with the same `SourceRender`, and
+/// each row's `WriteOperation` takes its own.
 ///
 /// Every row is planned first (`RowPlanner`); with a cache, a row whose source is known
 /// unchanged without reading or fetching it, and whose output is cached, is served before any
@@ -36,7 +36,7 @@ public final class Pipeline: Sendable {
     let planner: RowPlanner
     /// The kind of run, which decides what results report of the cache.
     let mode: RunMode
-    let decodeQueue = OperationQueue()
+    let identifyQueue = OperationQueue()
     let renderQueue = OperationQueue()
     let writeQueue = OperationQueue()
     let downloadQueue = OperationQueue()
@@ -108,8 +108,8 @@ public final class Pipeline: Sendable {
                                   wakeRoom: 2 * Self.checkBatch)
         self.registry = SourceRegistry()
         self.onResults = onResults
-        decodeQueue.name = "thumbgen.decode"
-        decodeQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
+        identifyQueue.name = "thumbgen.identify"
+        identifyQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
         renderQueue.name = "thumbgen.render"
         renderQueue.maxConcurrentOperationCount = configuration.cpuConcurrency
         writeQueue.name = "thumbgen.write"
@@ -189,7 +189,7 @@ public final class Pipeline: Sendable {
         delivery.claims?.waitForResumes()
         // A cancelled run leaves the last journal as it was: its entries still check themselves.
         if !isCancelled { planner.journal?.save() }
-        let queues = [downloadQueue, decodeQueue, renderQueue, writeQueue]
+        let queues = [downloadQueue, identifyQueue, renderQueue, writeQueue]
         let patience = ContinuousClock.now + .seconds(1)
         while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,
               !isCancelled || ContinuousClock.now < patience {

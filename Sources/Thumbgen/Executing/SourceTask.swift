@@ -10,8 +10,7 @@ import Synchronization
 final class SourceTask: Sendable {
     /// Where the source is.
     let source: SourceLocation
-    /// What makes the pixels: a decode in process (the jobs' renders depend on it), or one unit
-    /// in a worker process (the jobs' writes depend on it).
+    /// What makes the outputs, in process or in a worker process (the jobs' writes depend on it).
     let pixels: Pixels
     /// The operation that learns the source's digest and serves the jobs the cache can; the
     /// decode depends on it.
@@ -22,13 +21,13 @@ final class SourceTask: Sendable {
 
     /// Where a source's decode, renders and encodes run.
     enum Pixels {
-        case inProcess(DecodeOperation)
+        case inProcess(SourceRenderOperation)
         case worker(WorkerUnitOperation)
 
         /// The operation itself, for the queue.
         var operation: Operation {
             switch self {
-            case .inProcess(let decode): decode
+            case .inProcess(let render): render
             case .worker(let unit): unit
             }
         }
@@ -57,7 +56,7 @@ final class SourceTask: Sendable {
                                      cancellation: cancellation, handBack: handBack)
         switch isolation {
         case .none(let decoder):
-            pixels = .inProcess(DecodeOperation(decoder: decoder, after: identify, cancellation: cancellation))
+            pixels = .inProcess(SourceRenderOperation(decoder: decoder, after: identify, cancellation: cancellation))
         case .workers(let pool, let budget, let limits):
             pixels = .worker(WorkerUnitOperation(after: identify, workers: pool, budget: budget,
                                                  limits: limits, cancellation: cancellation))

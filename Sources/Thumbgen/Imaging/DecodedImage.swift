@@ -15,13 +15,6 @@ struct DecodedImage: @unchecked Sendable {
     var isInMemory = false
     /// The file the pixels are read from (a local source, or a remote one's download).
     var path: String?
-    /// Whatever must live as long as the pixels may be read (a downloaded file).
-    var keepAlive: (any Sendable)?
-    /// The SHA-256 of the source's bytes, when the cache is in use (it keys the outputs).
-    var sourceDigest: String?
-    /// A local source's stamp when `sourceDigest` was taken: if the file has another by the
-    /// time an output is made, its pixels may not be the bytes the digest names.
-    var sourceStamp: FileIndex.Stamp?
     /// For lazy pixels: reads the source again on its own and returns its error, or nil when
     /// it decodes cleanly, so that a failed render can say whether the source was at fault.
     var faultCheck: (@Sendable (StageWatch) -> ImagingError?)?

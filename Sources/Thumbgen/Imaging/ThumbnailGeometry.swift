@@ -4,7 +4,7 @@
 /// `region` is cut out of the source (the `crop` column), scaled to `scaledWidth`×
 /// `scaledHeight`, then placed on a `canvasWidth`×`canvasHeight` canvas at the gravity
 /// (padding for `contain`, cropping for `cover` and `none`).
-public struct ThumbnailGeometry: Sendable, Equatable {
+public struct ThumbnailGeometry: Sendable, Hashable {
     /// The part of the source used, as x, y, width, height in source pixels.
     public var regionX: Double, regionY: Double, regionWidth: Double, regionHeight: Double
     /// The size the region is scaled to.

@@ -1,8 +1,7 @@
 import Foundation
 import Synchronization
 
-/// The in-process `DecodeOperation` and `RenderOperation`s of one source, moved into a worker
-/// process: the jobs its `IdentifyOperation` hands over go to a worker as one unit, and each
+/// The in-process `SourceRenderOperation` of one source, moved into a worker process: the jobs its `IdentifyOperation` hands over go to a worker as one unit, and each
 /// row's encoded bytes (or failure) come back. Whatever the worker does (crash, hang, grow
 /// without end), every row of the unit ends here, and the next unit gets a fresh worker.
 final class WorkerUnitOperation: Operation, @unchecked Sendable {
@@ -11,7 +10,7 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
     private let budget: MemoryBudget
     private let limits: ImagingLimits
     private let cancellation: Cancellation?
-    private let outputs = Mutex<[ObjectIdentifier: RenderOperation.Encoded]>([:])
+    private let outputs = Mutex<[ObjectIdentifier: EncodedOutput]>([:])
 
     /// Renders, in a worker from `workers`, what `identify` hands over (it runs after it).
     init(after identify: IdentifyOperation, workers: WorkerPool, budget: MemoryBudget,
@@ -26,7 +25,7 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
     }
 
     /// `job`'s encoded output, once the unit has run and made it.
-    func encoded(for job: Job) -> RenderOperation.Encoded? {
+    func encoded(for job: Job) -> EncodedOutput? {
         outputs.withLock { $0[ObjectIdentifier(job)] }
     }
 
@@ -95,19 +94,12 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
         return ending
     }
 
-    /// Takes one row's output: keyed here, where the cache is (and hashed by its write, never
-    /// by the worker: a digest a worker sent could not be trusted).
+    /// Takes one row's output (`EncodedOutput.accepted`).
     private func accept(_ header: WorkerProtocol.Output, data: Data, for job: Job, bytes: SourceBytes) {
-        job.record(\.decode, milliseconds: header.decodeMs)
-        job.record(\.render, milliseconds: header.renderMs)
-        if let changed = LocalFileCheck.changedWhileRead(path: bytes.path, stamp: bytes.stamp,
-                                                         src: job.request.sourceText) {
-            return job.fail(changed)
-        }
-        let encoded = RenderOperation.Encoded(
-            data: data, width: header.width, height: header.height, format: header.format,
-            cacheKey: bytes.digest.map { OutputKey(sourceDigest: $0, request: job.request,
-                                                   strictness: limits.strictness) })
+        let output = SourceRender.Output(data: data, width: header.width, height: header.height, format: header.format,
+                                         decodeMilliseconds: header.decodeMs ?? 0, renderMilliseconds: header.renderMs ?? 0)
+        guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: limits.strictness)
+        else { return }
         outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
     }
 

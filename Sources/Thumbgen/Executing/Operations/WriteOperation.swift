@@ -8,13 +8,13 @@ final class WriteOperation: Operation, @unchecked Sendable {
     /// the cache, or started again on another source task), this operation leaves it alone.
     private let generation: Int
     /// The output, once the operation it runs after has made it.
-    private let encoded: @Sendable () -> RenderOperation.Encoded?
+    private let encoded: @Sendable () -> EncodedOutput?
     private let delivery: OutputDelivery
     private let cache: ThumbnailCache?
 
-    /// Writes what `render` made for `job`.
-    convenience init(job: Job, render: RenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
-        self.init(job: job, after: render, encoded: { render.encoded }, delivery: delivery, cache: cache)
+    /// Writes what `render` made for `job` in this process.
+    convenience init(job: Job, render: SourceRenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
+        self.init(job: job, after: render, encoded: { render.encoded(for: job) }, delivery: delivery, cache: cache)
     }
 
     /// Writes what `unit` (a worker's) made for `job`.
@@ -22,7 +22,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
         self.init(job: job, after: unit, encoded: { unit.encoded(for: job) }, delivery: delivery, cache: cache)
     }
 
-    private init(job: Job, after maker: Operation, encoded: @escaping @Sendable () -> RenderOperation.Encoded?,
+    private init(job: Job, after maker: Operation, encoded: @escaping @Sendable () -> EncodedOutput?,
                  delivery: OutputDelivery, cache: ThumbnailCache?) {
         self.job = job
         generation = job.generation

@@ -34,78 +34,60 @@ public enum WorkerLoop {
         let fault = WorkerFault.fromEnvironment()
         while case .frame(let frame) = input.next() {
             guard frame.kind == .unit, let unit = frame.decoded(WorkerProtocol.Unit.self) else { exit(2) }
-            StageReport.observer = { stage, row in
-                output.send(.stage(stage, row: row))
-                fault?.strike(at: stage, path: unit.path)
-            }
-            UnitRun(unit: unit, decoder: decoder, askAbove: setup.askAbove, input: input, output: output).run()
+            UnitRun(unit: unit, decoder: decoder, askAbove: setup.askAbove, fault: fault, input: input,
+                    output: output).run()
             output.send(.done, WorkerProtocol.Done())
         }
         exit(0)
     }
 }
 
-/// One unit, in the worker: its rows become jobs, decoded once and rendered one after the
-/// other, each output sent as soon as it is encoded.
+/// One unit, in the worker: `SourceRender` over its rows, each output sent as soon as it is
+/// encoded, each stage reported as it starts (the parent's watchdog times them).
 struct UnitRun {
     var unit: WorkerProtocol.Unit
     var decoder: SourceDecoder
     /// Estimates below this are not asked for.
     var askAbove: Int64
+    /// A fault the tests asked for (`THUMBGEN_FAULT_*`), struck when its stage starts.
+    var fault: WorkerFault?
     var input: WorkerFrameReader
     var output: WorkerFrameWriter
 
     func run() {
-        let output = output
-        let jobs = unit.rows.map { row in
-            let request = ThumbnailRequest(row: row.index, id: String(row.index),
-                                           sourceText: WorkerProtocol.sourcePlaceholder,
-                                           source: .file(unit.path), outTemplate: row.outTemplate,
-                                           spec: row.spec)
-            return Job(request: request, plan: RowPlan(action: .render), onEvent: { event in
-                if case .loaded(let request, let source) = event {
-                    output.send(.loaded, WorkerProtocol.Loaded(row: request.row, source: source))
-                }
-            }, onFinish: { job, result in
-                guard let error = result.error else { return }
-                output.send(.failure, WorkerProtocol.Failure(row: job.request.row, code: error.code,
-                                                             message: error.message))
-            })
+        let (unit, input, output, askAbove, fault) = (unit, input, output, askAbove, fault)
+        // Messages name the source by a placeholder: the parent puts the row's `src` back.
+        let rows = unit.rows.map {
+            SourceRender.Row(spec: $0.spec, outTemplate: $0.outTemplate, sourceText: WorkerProtocol.sourcePlaceholder)
         }
-        let bytes = SourceBytes(path: unit.path, digest: nil, origin: .local, verified: true, file: nil)
-        let decode = DecodeOperation(decoder: decoder, handover: .init(jobs: jobs, bytes: bytes),
-                                     cancellation: nil)
-        decode.admitDecode = { [input, output, askAbove] estimate throws(ImagingError) in
-            // Sent always, so that a worker that outgrows its limit is reported with it; waited
-            // on only when the budget must admit it.
-            output.send(.estimate, estimate)
-            guard estimate.bytes >= askAbove else { return }
-            guard case .frame(let frame) = input.next(), frame.kind == .admit,
-                  let admit = frame.decoded(WorkerProtocol.Admit.self) else { exit(2) }
-            if let refusal = admit.refusal { throw .overLimit(reason: refusal) }
-        }
-        decode.start()
-        for job in jobs {
-            let render = RenderOperation(job: job, decode: decode, limits: decoder.limits, cancellation: nil)
-            render.start()
-            guard let encoded = render.encoded, !job.isFinished else { continue }
-            let times = job.stageTimes
-            let header = WorkerProtocol.Output(row: job.request.row, width: encoded.width,
-                                               height: encoded.height, format: encoded.format,
-                                               decodeMs: times.decode, renderMs: times.render)
-            if let frame = WorkerFrame.output(header, bytes: encoded.data) { output.send(frame) }
-        }
-    }
-}
-
-/// Where the operations tell a worker's parent which stage they reached. Set by the worker
-/// loop only; in process it stays nil and costs one load per stage.
-enum StageReport {
-    /// Receives each stage as it starts, with the row (nil: the unit's).
-    nonisolated(unsafe) static var observer: ((WorkerStage, Int?) -> Void)?
-
-    /// Reports that `stage` starts, for `row`.
-    static func enter(_ stage: WorkerStage, row: Int? = nil) {
-        observer?(stage, row)
+        let numbers = unit.rows.map(\.index)
+        let rowNumber: @Sendable (Int) -> Int = { numbers[$0] }
+        SourceRender(decoder: decoder, cancellation: nil).run(path: unit.path, rows: rows, listener: .init(
+            stage: { stage, index in
+                output.send(.stage(stage, row: index.map(rowNumber)))
+                fault?.strike(at: stage, path: unit.path)
+            },
+            admit: { estimate throws(ImagingError) in
+                // Sent always, so that a worker that outgrows its limit is reported with it;
+                // waited on only when the budget must admit it.
+                output.send(.estimate, estimate)
+                guard estimate.bytes >= askAbove else { return }
+                guard case .frame(let frame) = input.next(), frame.kind == .admit,
+                      let admit = frame.decoded(WorkerProtocol.Admit.self) else { exit(2) }
+                if let refusal = admit.refusal { throw .overLimit(reason: refusal) }
+            },
+            loaded: { index, facts in
+                output.send(.loaded, WorkerProtocol.Loaded(row: rowNumber(index), source: RowResult.SourceInfo(facts)))
+            },
+            output: { index, made in
+                let header = WorkerProtocol.Output(row: rowNumber(index), width: made.width, height: made.height,
+                                                   format: made.format, decodeMs: made.decodeMilliseconds,
+                                                   renderMs: made.renderMilliseconds)
+                if let frame = WorkerFrame.output(header, bytes: made.data) { output.send(frame) }
+            },
+            failure: { index, failure in
+                output.send(.failure, WorkerProtocol.Failure(row: rowNumber(index), code: failure.code,
+                                                             message: failure.message))
+            }))
     }
 }

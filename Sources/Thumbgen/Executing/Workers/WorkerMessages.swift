@@ -56,12 +56,7 @@ enum WorkerProtocol {
 
     /// `estimate`: the decode's memory, from the header; from `askAbove` up the parent admits
     /// or refuses it, and the worker waits for its `admit`.
-    struct Estimate: Codable {
-        var bytes: Int64
-        /// The header's size and the scale it loads at, for the message of a refusal.
-        var width: Int
-        var height: Int
-    }
+    typealias Estimate = DecodeEstimate
 
     /// `admit`: go ahead, or fail the unit's rows with `refusal` (`too_large`).
     struct Admit: Codable {
@@ -97,28 +92,11 @@ enum WorkerProtocol {
 }
 
 /// Where a worker is in a unit: what the watchdog times, and what a crash message names.
-enum WorkerStage: String, Codable, Sendable, CaseIterable {
-    /// Sniffing the format and reading the header.
-    case open
-    /// Decoding pixels (shrink-on-load, orientation).
-    case decode
-    /// Cropping and resampling one row's output.
-    case render
-    /// Encoding one row's output.
-    case encode
+typealias WorkerStage = RenderStage
 
+extension RenderStage {
     /// The stage's byte in a `stage` frame.
-    var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self)!) }
-
-    /// The stage as it reads after "while": "while decoding".
-    var gerund: String {
-        switch self {
-        case .open: return "opening"
-        case .decode: return "decoding"
-        case .render: return "rendering"
-        case .encode: return "encoding"
-        }
-    }
+    var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self) ?? 0) }
 }
 
 extension WorkerFrame {

@@ -37,7 +37,7 @@ enum WorkerWarmUp {
             let unit = WorkerProtocol.Unit(path: path, rows: rows.enumerated().map { index, row in
                 WorkerProtocol.UnitRow(index: index, outTemplate: row.0, spec: row.1)
             })
-            UnitRun(unit: unit, decoder: decoder, askAbove: .max, input: silence, output: sink).run()
+            UnitRun(unit: unit, decoder: decoder, askAbove: .max, fault: nil, input: silence, output: sink).run()
         }
     }
 }

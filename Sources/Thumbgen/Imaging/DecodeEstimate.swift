@@ -6,10 +6,16 @@
 /// alpha), × bytes per band (1, or 2 beyond 8 bits). It is an upper bound for a streamed
 /// decode, which holds strips of it, and about right for one held in memory (shared by
 /// several rows, turned upright, or animated).
-enum DecodeEstimate {
+struct DecodeEstimate: Codable, Sendable {
+    /// The estimated bytes.
+    var bytes: Int64
+    /// The header's size, for the message of a refusal.
+    var width: Int
+    var height: Int
+
     /// The estimate for `header`, decoded once per group (`scale`: the fraction of full size
     /// the loader decodes at; `allFrames`: every frame kept).
-    static func of(_ header: ImageHeader, groups: [(scale: Double, allFrames: Bool)]) -> WorkerProtocol.Estimate {
+    static func of(_ header: ImageHeader, groups: [(scale: Double, allFrames: Bool)]) -> DecodeEstimate {
         let bands = header.hasAlpha ? 4.0 : 3.0
         let depth = header.isEightBit ? 1.0 : 2.0
         let largest = groups.map { group -> Double in
@@ -18,7 +24,7 @@ enum DecodeEstimate {
             let frames = group.allFrames ? Double(header.frames) : 1
             return width * height * frames * bands * depth
         }.max() ?? 0
-        return WorkerProtocol.Estimate(bytes: Int64(min(largest, Double(Int64.max / 2))),
+        return DecodeEstimate(bytes: Int64(min(largest, Double(Int64.max / 2))),
                                        width: header.orientedWidth, height: header.orientedHeight)
     }
 }

@@ -1,0 +1,32 @@
+import Foundation
+
+/// One row's encoded output, made in process or by a worker, on its way to the write.
+struct EncodedOutput: Sendable {
+    var data: Data
+    var width: Int
+    var height: Int
+    var format: OutputFormat
+    /// The key it is stored under in the cache (nil without a cache).
+    var cacheKey: OutputKey?
+}
+
+extension EncodedOutput {
+    /// What `job` gets of an output made from `bytes` (`SourceRender`'s, in process or sent by a
+    /// worker), its stage times recorded; keyed here, where the cache is (and hashed by its
+    /// write, never by a worker: a digest a worker sent could not be trusted). Nil, with the
+    /// job failed, when the source changed while it was read.
+    static func accepted(_ output: SourceRender.Output, for job: Job, bytes: SourceBytes,
+                         strictness: DecodeStrictness) -> EncodedOutput? {
+        job.record(\.decode, milliseconds: output.decodeMilliseconds)
+        job.record(\.render, milliseconds: output.renderMilliseconds)
+        if let changed = LocalFileCheck.changedWhileRead(path: bytes.path, stamp: bytes.stamp,
+                                                         src: job.request.sourceText) {
+            job.fail(changed)
+            return nil
+        }
+        return EncodedOutput(data: output.data, width: output.width, height: output.height, format: output.format,
+                             cacheKey: bytes.digest.map {
+                                 OutputKey(sourceDigest: $0, request: job.request, strictness: strictness)
+                             })
+    }
+}

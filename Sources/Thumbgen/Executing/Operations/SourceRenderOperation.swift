@@ -1,0 +1,58 @@
+import Foundation
+import Synchronization
+
+/// The imaging of one source's rows in this process (`--isolation none`): the jobs its
+/// `IdentifyOperation` hands over go through `SourceRender`, the same call a worker process
+/// makes for a unit, and each row's output waits here for its write.
+final class SourceRenderOperation: Operation, @unchecked Sendable {
+    private let identify: IdentifyOperation
+    private let decoder: SourceDecoder
+    private let cancellation: Cancellation?
+    private let outputs = Mutex<[ObjectIdentifier: EncodedOutput]>([:])
+
+    /// Renders with `decoder` what `identify` hands over (it runs after it).
+    init(decoder: SourceDecoder, after identify: IdentifyOperation, cancellation: Cancellation?) {
+        self.identify = identify
+        self.decoder = decoder
+        self.cancellation = cancellation
+        super.init()
+        addDependency(identify)
+    }
+
+    /// `job`'s encoded output, once the operation has made it.
+    func encoded(for job: Job) -> EncodedOutput? {
+        outputs.withLock { $0[ObjectIdentifier(job)] }
+    }
+
+    override func main() {
+        guard !isCancelled, let handover = identify.handover else { return }
+        let jobs = handover.jobs.filter { !$0.isFinished }
+        guard !jobs.isEmpty else { return }
+        let generations = jobs.map(\.generation)
+        let bytes = handover.bytes
+        let strictness = decoder.limits.strictness
+        let rows = jobs.map {
+            SourceRender.Row(spec: $0.request.spec, outTemplate: $0.request.outTemplate, sourceText: $0.request.sourceText)
+        }
+        SourceRender(decoder: decoder, cancellation: cancellation).run(path: bytes.path, rows: rows, listener: .init(
+            // A job that moved on (served from the cache, or started again elsewhere) is left alone.
+            wants: { !jobs[$0].isFinished && jobs[$0].generation == generations[$0] },
+            loaded: { index, facts in jobs[index].loaded(RowResult.SourceInfo(facts)) },
+            output: { [self] index, output in
+                let job = jobs[index]
+                guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: strictness)
+                else { return }
+                outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
+            },
+            failure: { index, failure in jobs[index].fail(failure) }))
+        withExtendedLifetime(bytes.file) {}  // a download stays on disk until here
+    }
+}
+
+extension RowResult.SourceInfo {
+    /// The report's account of what `SourceRender` found the source to be.
+    init(_ facts: SourceRender.Facts) {
+        self.init(bytes: facts.bytes, width: facts.width, height: facts.height, format: facts.format,
+                  frames: facts.frames)
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+/// Opening the source and decoding it once per group of rows that decode alike.
+extension SourceRender {
+    /// What decodes alike: the loader's shrink and whether every frame is loaded.
+    private struct DecodeKey: Hashable {
+        var scale: Double
+        var allFrames: Bool
+    }
+
+    /// Opens the file, lays out each of the `open` rows, and decodes once per group of rows
+    /// whose shrink-on-load (and wish for every frame) agrees, usually one group, so that no
+    /// row's pixels depend on which other rows shared the decode. The file is opened once: at
+    /// most one group (the one that loads at full size) reads the opened image itself; the
+    /// others load again with their own settings. Throws only what ends every row: a source
+    /// that cannot be opened, a refused decode, or a timeout.
+    func prepare(_ path: String, rows: [Row], open: [Int], listener: Listener,
+                 watch: StageWatch) throws(ImagingError) -> [Int: Result<PreparedRow, ThumbnailFailure>] {
+        listener.stage(.open, nil)
+        let opened = try decoder.open(path: path)
+        watch.enter("decode")
+        let header = opened.header
+        var size = stat()
+        let facts = Facts(bytes: stat(path, &size) == 0 ? Int64(size.st_size) : 0,
+                          width: header.orientedWidth, height: header.orientedHeight,
+                          format: header.loader.replacingOccurrences(of: "load", with: ""), frames: header.frames)
+        var prepared: [Int: Result<PreparedRow, ThumbnailFailure>] = [:]
+        var plans: [Int: ThumbnailGeometry] = [:]
+        for index in open {
+            let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight,
+                                         spec: rows[index].spec)
+            if let failure = outputSizeFailure(plan, src: rows[index].sourceText) {
+                prepared[index] = .failure(failure)
+            } else {
+                plans[index] = plan
+            }
+        }
+        let accepted = open.filter { plans[$0] != nil }
+        func scale(_ index: Int) -> Double { plans[index]?.requiredScale ?? 1 }
+        func format(_ index: Int) -> OutputFormat {
+            FormatResolver.resolve(rows[index].spec.format, outTemplate: rows[index].outTemplate, source: header.format)
+        }
+        func allFrames(_ index: Int) -> Bool {
+            rows[index].spec.animated && SourceDecoder.canAnimate(header) && format(index).canAnimate
+        }
+        func passesThrough(_ index: Int) -> Bool {
+            guard let plan = plans[index] else { return false }
+            return PassThrough.applies(header, spec: rows[index].spec, format: format(index), plan: plan)
+        }
+        // Rows that render alike (`SharedScale.Key`: a size in several formats) share their
+        // scaled pixels; a decode goes into memory only when its rows read it in more than one
+        // way, else it streams once into the shared scaled pixels.
+        func key(_ index: Int, _ decoded: DecodedImage) -> SharedScale.Key? {
+            guard let plan = plans[index], !passesThrough(index) else { return nil }
+            return ThumbnailRenderer.scaleKey(decoded, spec: rows[index].spec, plan: plan, format: format(index))
+        }
+        let groups = Dictionary(grouping: accepted) {
+            DecodeKey(scale: ShrinkOnLoad.loadedScale(loader: header.loader, requiredScale: scale($0),
+                                                      mode: rows[$0].spec.shrinkOnLoad,
+                                                      heifThumbnailScale: opened.heifThumbnailScale),
+                      allFrames: allFrames($0))
+        }
+        try listener.admit(DecodeEstimate.of(header, groups: groups.keys.map { ($0.scale, $0.allFrames) }))
+        listener.stage(.decode, nil)
+        // Every frame of an animation held in memory for sharing would cost frames × width ×
+        // height × bands bytes (192 MB for 400 frames of 400×300); decoding it again per row
+        // streams in constant memory, and GIF and WebP decode fast.
+        let shares = groups.flatMap { key, group in key.allFrames ? group.map { [$0] } : [group] }
+        for group in shares.sorted(by: { $0[0] < $1[0] }) {
+            // The row that needs the most pixels decides, by its own mode: every row of the
+            // group loads at the same scale, so that row's choice is each row's choice.
+            let largest = group.max { scale($0) < scale($1) } ?? group[0]
+            let src = rows[group[0]].sourceText
+            var result = decode(opened, scale: scale(largest), shrinkOnLoad: rows[largest].spec.shrinkOnLoad,
+                                allFrames: allFrames(group[0]), src: src, watch: watch,
+                                readsApart: { decoded in group.count > 1 && Set(group.map { key($0, decoded) }).count > 1 })
+            if case .success(let decoded) = result, !decoded.isInMemory,
+               let first = group.first(where: passesThrough), let path = decoded.path,
+               let error = decoder.decodeError(path: path, watch: watch) {
+                // The bytes go out as they are, so they must decode cleanly: lazy pixels are
+                // read through here, where a broken source is a decode failure (pixels in
+                // memory were read whole already).
+                result = .failure(.imaging(error, src: rows[first].sourceText, stage: .decodeFailed))
+            }
+            // A decode killed by the deadline failed because of it: every row of the stage
+            // reports the timeout, not the libvips error the kill caused.
+            if case .failure = result, watch.isPastDeadline {
+                throw .timedOut(operation: "decode", seconds: decoder.limits.seconds)
+            }
+            var shared: [SharedScale.Key: SharedScale] = [:]
+            if case .success(let decoded) = result {
+                group.forEach { listener.loaded($0, facts) }
+                let keys = group.compactMap { key($0, decoded) }
+                for (key, count) in Dictionary(keys.map { ($0, 1) }, uniquingKeysWith: +) where count > 1 {
+                    shared[key] = SharedScale()
+                }
+            }
+            // Rows that would write the same bytes (the widths a small source cannot reach, a
+            // row given twice) take the first one's output instead of making it again.
+            var firsts: [SameOutput: Int] = [:]
+            for index in group {
+                guard let plan = plans[index] else { continue }
+                let spec = rows[index].spec
+                let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, kernel: spec.kernel,
+                                      background: spec.background, quality: spec.quality, encoding: spec.encoding,
+                                      passesThrough: passesThrough(index))
+                let first = firsts[same]
+                if first == nil { firsts[same] = index }
+                prepared[index] = result.map {
+                    PreparedRow(decoded: $0, geometry: plan, format: format(index), passesThrough: passesThrough(index),
+                                sharedScale: key(index, $0).flatMap { shared[$0] }, sameAs: first)
+                }
+            }
+        }
+        return prepared
+    }
+
+    /// Everything that decides a row's bytes once its decode is chosen: rows of one decode
+    /// with equal values write the same bytes.
+    private struct SameOutput: Hashable {
+        var geometry: ThumbnailGeometry
+        var format: OutputFormat
+        var gravity: Gravity
+        var kernel: Kernel
+        var background: RGBAColor
+        var quality: Int?
+        var encoding: EncodingOptions
+        var passesThrough: Bool
+    }
+
+    /// The failure of a row whose output would be wider or taller than `--max-output-size`.
+    private func outputSizeFailure(_ plan: ThumbnailGeometry, src: String) -> ThumbnailFailure? {
+        let limit = decoder.limits.maxOutputDimension
+        guard plan.canvasWidth > limit || plan.canvasHeight > limit else { return nil }
+        return ThumbnailFailure(.tooLarge, "\(src): the output would be \(plan.canvasWidth)×\(plan.canvasHeight), "
+                                + "over the limit of \(limit) pixels a side (--max-output-size)")
+    }
+
+    /// Decodes `opened` for one group, into memory when `readsApart` says the group's rows read
+    /// its pixels in more than one way.
+    private func decode(_ opened: SourceDecoder.OpenedSource, scale: Double, shrinkOnLoad: ShrinkOnLoadMode,
+                        allFrames: Bool, src: String, watch: StageWatch,
+                        readsApart: (DecodedImage) -> Bool) -> Result<DecodedImage, ThumbnailFailure>
+    {
+        do {
+            var decoded = try decoder.decode(opened, requiredScale: scale, shrinkOnLoad: shrinkOnLoad,
+                                             allFrames: allFrames)
+            if readsApart(decoded) {
+                let own = try decoded.image.copied()
+                watch.enter("decode", evaluating: own)
+                let pixels = try own.copiedToMemory()
+                watch.enter("decode")
+                decoded = DecodedImage(image: pixels, header: opened.header, frames: decoded.frames,
+                                       isInMemory: true, path: decoded.path)
+            }
+            if !decoded.isInMemory, let path = decoded.path {
+                // Lazy pixels fail in the render when the source is broken; the render then
+                // asks this whether the source is at fault, by reading it again on its own.
+                let decoder = decoder
+                decoded.faultCheck = { watch in decoder.decodeError(path: path, watch: watch) }
+            }
+            return .success(decoded)
+        } catch {
+            return .failure(.imaging(error, src: src, stage: .decodeFailed))
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+
+/// The imaging of one source and all its rows, as one plain function from a file and its rows
+/// to each row's encoded output or failure. The parent calls it in process
+/// (`--isolation none`) and a worker process calls it for its unit; it knows nothing of
+/// operations, jobs, plans or the cache.
+///
+///     open (sniff, header) ─► rows grouped by decode ─► memory admitted ─► each group decoded once
+///       ─► each row: [scaled pixels, shared by rows that scale alike] ─► alpha, canvas ─► encode
+///
+/// Rows share a decode only when their shrink-on-load agrees, and scaled pixels only when
+/// their crop, size, kernel and colour agree (`SharedScale`): a row's bytes depend on the
+/// source and its own recipe alone, never on which other rows share its source.
+///
+/// Every row handed in ends with exactly one `output` or `failure`, whatever happens, unless
+/// the listener says it no longer `wants` it. Rows are rendered one after another on the
+/// calling thread; a stage past its deadline is failed from the watch's thread (`StageWatch`).
+struct SourceRender: Sendable {
+    /// One row, as far as its pixels are concerned.
+    struct Row: Sendable {
+        var spec: ThumbnailSpec
+        /// The `out` template, whose extension decides an `auto` format.
+        var outTemplate: String
+        /// The row's `src` cell, which its messages name.
+        var sourceText: String
+    }
+
+    /// One row's encoded output.
+    struct Output: Sendable {
+        var data: Data
+        var width: Int
+        var height: Int
+        var format: OutputFormat
+        /// Milliseconds from the start of the source's decode to the start of this row's
+        /// render, and of the row's render and encode.
+        var decodeMilliseconds: Double
+        var renderMilliseconds: Double
+    }
+
+    /// What the source turned out to be.
+    struct Facts: Sendable {
+        var bytes: Int64
+        var width: Int
+        var height: Int
+        /// The loader's format name: `jpeg`, `png`, `webp`, ...
+        var format: String
+        var frames: Int
+    }
+
+    /// What the caller hears, as it happens. Rows are named by their place in `rows`.
+    struct Listener: Sendable {
+        /// Whether the row still wants its output (false once it ended elsewhere).
+        var wants: @Sendable (Int) -> Bool = { _ in true }
+        /// The stage the work reached, for the row (nil: every row's, opening and decoding).
+        var stage: @Sendable (RenderStage, Int?) -> Void = { _, _ in }
+        /// Asked for the decode's memory once the header is read; throws to refuse it.
+        var admit: @Sendable (DecodeEstimate) throws(ImagingError) -> Void = { _ in }
+        /// The source decoded for the row.
+        var loaded: @Sendable (Int, Facts) -> Void = { _, _ in }
+        var output: @Sendable (Int, Output) -> Void
+        var failure: @Sendable (Int, ThumbnailFailure) -> Void
+    }
+
+    /// How sources are opened and the limits they are held to.
+    var decoder: SourceDecoder
+    /// The run's stop button.
+    var cancellation: Cancellation?
+
+    /// Renders every row of `rows` from the file at `path`, telling `listener` as each ends.
+    func run(path: String, rows: [Row], listener: Listener) {
+        defer { VipsRuntime.releaseThreadResources() }
+        let ledger = RowLedger(rows: rows, listener: listener)
+        let open = rows.indices.filter { listener.wants($0) }
+        guard !open.isEmpty else { return }
+        if cancellation?.isCancelled == true { return ledger.cancel(open) }
+        let started = ContinuousClock.now
+        var prepared: [Int: Result<PreparedRow, ThumbnailFailure>] = [:]
+        // Opening (the sniff and the header) and decoding are one stage under `--timeout`;
+        // one that ignores the deadline still ends its rows on time (StageWatch).
+        do {
+            prepared = try StageWatch.run("open", seconds: decoder.limits.seconds, cancellation: cancellation,
+                                          onOverrun: { error in
+                for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
+            }) { watch throws(ImagingError) in
+                try prepare(path, rows: rows, open: open, listener: listener, watch: watch)
+            }
+        } catch {
+            for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
+            return
+        }
+        var made: [Int: Output] = [:]
+        for index in open {
+            guard ledger.isOpen(index), listener.wants(index) else { continue }
+            switch prepared[index] {
+            case nil:
+                ledger.cancel([index])
+            case .failure(let failure):
+                ledger.fail(index, failure)
+            case .success(let row):
+                if cancellation?.isCancelled == true { ledger.cancel([index]); continue }
+                if let first = row.sameAs, var output = made[first] {
+                    output.renderMilliseconds = 0
+                    ledger.finish(index, output)
+                    continue
+                }
+                made[index] = render(row, index: index, source: rows[index], decodeStarted: started,
+                                     ledger: ledger, listener: listener)
+            }
+        }
+    }
+
+    /// One row's render and encode, under its own deadline; its output, or nil when it failed.
+    private func render(_ row: PreparedRow, index: Int, source: Row, decodeStarted: ContinuousClock.Instant,
+                        ledger: RowLedger, listener: Listener) -> Output? {
+        let start = ContinuousClock.now
+        let src = source.sourceText
+        do {
+            // Everything from here to the encoded bytes is one stage under `--timeout`; a stage
+            // that ignores the deadline still ends its row on time (StageWatch).
+            let (data, width, height) = try StageWatch.run(
+                "render", seconds: decoder.limits.seconds, cancellation: cancellation,
+                onOverrun: { error in ledger.fail(index, .imaging(error, src: src, stage: .encodeFailed)) }
+            ) { watch throws(ImagingError) -> (Data, Int, Int) in
+                try renderAndEncode(row, spec: source.spec, index: index, listener: listener, watch: watch)
+            }
+            let output = Output(data: data, width: width, height: height, format: row.format,
+                                decodeMilliseconds: Self.milliseconds(from: decodeStarted, to: start),
+                                renderMilliseconds: Self.milliseconds(from: start, to: .now))
+            ledger.finish(index, output)
+            return output
+        } catch {
+            ledger.fail(index, failure(after: error, decoded: row.decoded, src: src) { error in
+                ledger.fail(index, .imaging(error, src: src, stage: .decodeFailed))
+            })
+            return nil
+        }
+    }
+
+    /// The output's bytes and size: the source's own bytes when it passes through, else a
+    /// render and an encode.
+    private func renderAndEncode(_ row: PreparedRow, spec: ThumbnailSpec, index: Int, listener: Listener,
+                                 watch: StageWatch) throws(ImagingError) -> (Data, Int, Int) {
+        let decoded = row.decoded
+        if row.passesThrough, let path = decoded.path, let data = PassThrough.bytes(of: path, format: row.format) {
+            return (data, decoded.header.orientedWidth, decoded.header.orientedHeight)
+        }
+        listener.stage(.render, index)
+        let image = try ThumbnailRenderer().render(decoded, spec: spec, plan: row.geometry, format: row.format,
+                                                   shared: row.sharedScale, watch: watch)
+        listener.stage(.encode, index)
+        let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality, options: spec.encoding,
+                                             sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
+        return (data, image.width, image.pageHeight)
+    }
+
+    /// Names what went wrong when rendering failed: a broken source is a decode failure,
+    /// anything else an encode failure. Pixels in memory were read whole by the decode, so a
+    /// failure then is the encode's; lazy pixels come with the decode's `faultCheck`.
+    /// `onOverrun` ends the row when the check itself ignores its deadline.
+    private func failure(after error: ImagingError, decoded: DecodedImage, src: String,
+                         onOverrun: @escaping @Sendable (ImagingError) -> Void) -> ThumbnailFailure {
+        if cancellation?.isCancelled == true { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
+        if case .timedOut = error { return .imaging(error, src: src, stage: .encodeFailed) }
+        guard let faultCheck = decoded.faultCheck else { return .imaging(error, src: src, stage: .encodeFailed) }
+        // The check gets a deadline of its own: the render's may be spent.
+        let sourceError = try? StageWatch.run("decode", seconds: decoder.limits.seconds, cancellation: cancellation,
+                                              onOverrun: onOverrun) { watch throws(ImagingError) -> ImagingError? in
+            faultCheck(watch)
+        }
+        if let sourceError {
+            return .imaging(sourceError, src: src, stage: .decodeFailed)
+        }
+        return .imaging(error, src: src, stage: .encodeFailed)
+    }
+
+    /// The milliseconds between two instants.
+    static func milliseconds(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> Double {
+        let elapsed = (end - start).components
+        return Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+    }
+}
+
+/// What one row renders from: the decoded source (perhaps shared), its layout and output
+/// format (worked out once), and whether the source's own bytes are the output.
+struct PreparedRow: Sendable {
+    var decoded: DecodedImage
+    /// Where the row's output comes from in the source, and its size.
+    var geometry: ThumbnailGeometry
+    /// The output format, `auto` resolved.
+    var format: OutputFormat
+    /// Whether the source passes through (`PassThrough`): checked to decode cleanly already.
+    var passesThrough: Bool
+    /// The scaled pixels this row shares with others of its decode, if any.
+    var sharedScale: SharedScale?
+    /// An earlier row of the same decode whose output is this row's too, byte for byte.
+    var sameAs: Int?
+}
