@@ -2,14 +2,15 @@
 """The timing half of scripts/bench (run that; it does the set-up first).
 
     bench.py run --bench-dir DIR --rounds N --only LIST --thumbgen BIN --packages PKG...
-                 [--workload wallpapers|small|sizes10|all] [--small-count N]
+                 [--workload wallpapers|small|sizes10|static|all] [--small-count N] [--static-avif]
                  [--base-url URL --access-log FILE --connections N --rate R]
         builds the corpus from the packages' files (and, for the small workload, crops of it),
         runs the contenders round-robin on each workload in turn, prints a table of medians per
         workload; exits 1 if any run failed, any output count is short, or (network case) any
         file was fetched other than exactly once per run. The network contenders fetch from
         --base-url (the nginx that scripts/bench starts, serving the corpus folder, logging to
-        --access-log); they run on the wallpapers workload only.
+        --access-log); they run on the wallpapers workload only. The static-site workload
+        (static, not part of all) is bench_static.py's, with contenders of its own.
     bench.py worker {pyvips,pillow} LISTFILE OUTDIR
         one contender's worker process (started by `run`), thumbnailing the files in LISTFILE.
     bench.py make-small LISTFILE OUTDIR COUNT
@@ -34,6 +35,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import bench_static
+
 SIZE = 256
 QUALITY = 80
 LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-base", "thumbgen-base-1size",
@@ -46,7 +49,9 @@ LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-b
 # thumbgen-base and thumbgen-base-1size: the same runs as thumbgen and thumbgen-1size with
 # another build (--baseline BIN), so that a before/after table comes from one alternated run.
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
-CONTENDERS = LOCAL_CONTENDERS + NETWORK_CONTENDERS
+STATIC_CONTENDERS = bench_static.CONTENDERS   # the static-site workload's (bench_static.py)
+CONTENDERS = (LOCAL_CONTENDERS + NETWORK_CONTENDERS
+              + tuple(c for c in STATIC_CONTENDERS if c not in LOCAL_CONTENDERS))
 NETWORK_TARGET = 1.15   # the issue: thumbgen-net <= 1.15 x max(thumbgen local, curl-parallel)
 ISOLATION_TARGET = 1.03  # the issue: thumbgen (workers) <= 1.03 x thumbgen --isolation none
 WORKLOADS = ("wallpapers", "small", "sizes10")
@@ -1055,6 +1060,8 @@ def run_benchmark(args):
         print()
         if workload == "wallpapers":
             problems += run_workload(args, workload, sources, contenders, net, logdir)
+        elif workload == "static":
+            problems += bench_static.run_workload(sys.modules[__name__], args, sources, contenders, logdir)
         else:
             small = small_sources(bench_dir, sources, args.small_count)
             local = [c for c in contenders if c in LOCAL_CONTENDERS]
@@ -1221,8 +1228,11 @@ def main():
     run.add_argument("--thumbgen", default="")
     run.add_argument("--baseline", default="", help="another thumbgen binary, run as thumbgen-base")
     run.add_argument("--packages", nargs="+", required=True)
-    run.add_argument("--workload", choices=[*WORKLOADS, "all"], default="all",
-                     help="the wallpapers, the small crops of them, or both in turn")
+    run.add_argument("--workload", choices=[*WORKLOADS, "static", "all"], default="all",
+                     help="the wallpapers, the small crops of them, or both in turn; or the "
+                          "static-site workload (bench_static.py), which all leaves out")
+    run.add_argument("--static-avif", action="store_true",
+                     help="static workload: every contender writes AVIF (q50) too")
     run.add_argument("--small-count", type=int, default=SMALL_COUNT,
                      help="images in the small workload")
     run.add_argument("--base-url", default="", help="where nginx serves the corpus folder")
