@@ -79,6 +79,44 @@ struct SharedRenderIdentityTests {
         }
     }
 
+    @Test("The static-site command's six rows of a source: each as a one-row manifest writes the same bytes")
+    func staticSiteRowsAlone() async throws {
+        let space = try Workspace()
+        let sources = try Self.writeSources(in: space).map(\.0).filter { $0 != "frames.gif" }
+        for source in sources {
+            try FileManager.default.createDirectory(at: space.folder.file("photos"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: space.folder.file(source), to: space.folder.file("photos/\(source)"))
+        }
+        let folderRun = try await CLIRunner.run(
+            ["photos", "--out", "site", "--size", "320,640,1280", "--format", "webp,jpeg", "--no-cache"],
+            in: space.folder.url, cacheDirectory: space.cache)
+        #expect(folderRun.status == 0, "\(folderRun.stderr)")
+        let written = TemporaryDirectory.files(under: space.folder.file("site"))
+        #expect(written.count == sources.count * 6, "\(written)")
+        for source in sources {
+            for width in [320, 640, 1280] {
+                for format in ["webp", "jpeg"] {
+                    let alone = try await space.run(
+                        manifest: CSV.manifest(["src", "width", "format", "out"],
+                                               [[source, "\(width)", format, "alone.{ext}"]]),
+                        ["--no-cache"])
+                    #expect(alone.status == 0, "\(alone.result.stderr)")
+                    let out = try #require(alone.report?.rows.first?.out)
+                    let name = (source as NSString).deletingPathExtension
+                    let size = try #require(alone.report?.rows.first).width.map { "\($0)" } ?? "?"
+                    let match = written.filter {
+                        $0.hasPrefix("\(name)-\(size)x") && $0.hasSuffix(format == "jpeg" ? ".jpg" : ".webp")
+                    }
+                    #expect(match.count == 1, "\(source) at \(width) \(format): \(match)")
+                    guard let among = match.first else { continue }
+                    let same = try Data(contentsOf: space.output(out))
+                        == Data(contentsOf: space.folder.file("site/\(among)"))
+                    #expect(same, "\(source) at \(width) as \(format) differs alone and among its six rows")
+                }
+            }
+        }
+    }
+
     private static func row(_ recipe: Recipe, src: String, out: String) -> [String] {
         [src, out, recipe.size, recipe.format, recipe.fit, recipe.crop, recipe.gravity, recipe.animated]
     }

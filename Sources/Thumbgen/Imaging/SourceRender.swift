@@ -68,7 +68,6 @@ struct SourceRender: Sendable {
 
     /// Renders every row of `rows` from the file at `path`, telling `listener` as each ends.
     func run(path: String, rows: [Row], listener: Listener) {
-        defer { VipsRuntime.releaseThreadResources() }
         let ledger = RowLedger(rows: rows, listener: listener)
         let open = rows.indices.filter { listener.wants($0) }
         guard !open.isEmpty else { return }
@@ -86,8 +85,11 @@ struct SourceRender: Sendable {
             }
         } catch {
             for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
-            return
+            return VipsRuntime.releaseThreadResources()
         }
+        // libvips keeps each thread's buffers of the images it evaluated until told: let them
+        // go after the decode and after each row, or a unit's peak memory grows by their sum.
+        VipsRuntime.releaseThreadResources()
         var made: [Int: Output] = [:]
         for index in open {
             guard ledger.isOpen(index), listener.wants(index) else { continue }
@@ -112,6 +114,7 @@ struct SourceRender: Sendable {
     /// One row's render and encode, under its own deadline; its output, or nil when it failed.
     private func render(_ row: PreparedRow, index: Int, source: Row, decodeStarted: ContinuousClock.Instant,
                         ledger: RowLedger, listener: Listener) -> Output? {
+        defer { VipsRuntime.releaseThreadResources() }
         let start = ContinuousClock.now
         let src = source.sourceText
         do {
