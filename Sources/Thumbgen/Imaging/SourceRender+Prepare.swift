@@ -14,8 +14,10 @@ extension SourceRender {
     /// most one group (the one that loads at full size) reads the opened image itself; the
     /// others load again with their own settings. Throws only what ends every row: a source
     /// that cannot be opened, a refused decode, or a timeout.
+    /// The rows come back in the order to render them: a group's rows together, so that a
+    /// group's pixels can be let go before the next group's are made.
     func prepare(_ path: String, rows: [Row], open: [Int], listener: Listener,
-                 watch: StageWatch) throws(ImagingError) -> [Int: Result<PreparedRow, ThumbnailFailure>] {
+                 watch: StageWatch) throws(ImagingError) -> [(Int, Result<PreparedRow, ThumbnailFailure>)] {
         listener.stage(.open, nil)
         let opened = try decoder.open(path: path)
         watch.enter("decode")
@@ -24,13 +26,13 @@ extension SourceRender {
         let facts = Facts(bytes: stat(path, &size) == 0 ? Int64(size.st_size) : 0,
                           width: header.orientedWidth, height: header.orientedHeight,
                           format: header.loader.replacingOccurrences(of: "load", with: ""), frames: header.frames)
-        var prepared: [Int: Result<PreparedRow, ThumbnailFailure>] = [:]
+        var prepared: [(Int, Result<PreparedRow, ThumbnailFailure>)] = []
         var plans: [Int: ThumbnailGeometry] = [:]
         for index in open {
             let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight,
                                          spec: rows[index].spec)
             if let failure = outputSizeFailure(plan, src: rows[index].sourceText) {
-                prepared[index] = .failure(failure)
+                prepared.append((index, .failure(failure)))
             } else {
                 plans[index] = plan
             }
@@ -106,10 +108,10 @@ extension SourceRender {
                                       passesThrough: passesThrough(index))
                 let first = firsts[same]
                 if first == nil { firsts[same] = index }
-                prepared[index] = result.map {
+                prepared.append((index, result.map {
                     PreparedRow(decoded: $0, geometry: plan, format: format(index), passesThrough: passesThrough(index),
                                 sharedScale: key(index, $0).flatMap { shared[$0] }, sameAs: first)
-                }
+                }))
             }
         }
         return prepared

@@ -73,7 +73,7 @@ struct SourceRender: Sendable {
         guard !open.isEmpty else { return }
         if cancellation?.isCancelled == true { return ledger.cancel(open) }
         let started = ContinuousClock.now
-        var prepared: [Int: Result<PreparedRow, ThumbnailFailure>] = [:]
+        var prepared: [(Int, Result<PreparedRow, ThumbnailFailure>)] = []
         // Opening (the sniff and the header) and decoding are one stage under `--timeout`;
         // one that ignores the deadline still ends its rows on time (StageWatch).
         do {
@@ -90,12 +90,17 @@ struct SourceRender: Sendable {
         // libvips keeps each thread's buffers of the images it evaluated until told: let them
         // go after the decode and after each row, or a unit's peak memory grows by their sum.
         VipsRuntime.releaseThreadResources()
+        // A row that prepare() did not come back with had ended or was not wanted by then.
+        for index in Set(open).subtracting(prepared.map(\.0)) where ledger.isOpen(index) && listener.wants(index) {
+            ledger.cancel([index])
+        }
         var made: [Int: Output] = [:]
-        for index in open {
+        // Taken out one by one, so that a group's pixels are freed once its last row is made,
+        // not held until every group is done.
+        prepared.reverse()
+        while let (index, entry) = prepared.popLast() {
             guard ledger.isOpen(index), listener.wants(index) else { continue }
-            switch prepared[index] {
-            case nil:
-                ledger.cancel([index])
+            switch entry {
             case .failure(let failure):
                 ledger.fail(index, failure)
             case .success(let row):
