@@ -115,6 +115,43 @@ struct SourceRenderTests {
         #expect(heard.failures[1]?.message.hasPrefix("./a.jpg:") == true)
     }
 
+    @Test("A row stuck past its deadline in code that ignores it fails, and another thread makes the rows after it")
+    func stuckRowHandsOver() throws {
+        let folder = try TemporaryDirectory("source-render")
+        let path = try Self.photo(in: folder)
+        var limits = ImagingLimits()
+        limits.seconds = 1
+        let release = DispatchSemaphore(value: 0)
+        let secondEnded = DispatchSemaphore(value: 0)
+        let heard = Heard()
+        var listener = heard.listener()
+        let record = listener.stage
+        // Row 0's encode blocks here, on the rendering thread, as C code that never looks at
+        // libvips' kill flag would (libaom inside an AVIF encode).
+        listener.stage = { stage, row in
+            record(stage, row)
+            if stage == .encode && row == 0 { release.wait() }
+        }
+        let output = listener.output, failure = listener.failure
+        listener.output = { row, made in output(row, made); if row == 1 { secondEnded.signal() } }
+        listener.failure = { row, why in failure(row, why); if row == 1 { secondEnded.signal() } }
+        let rows = [Self.row(320, .webp), Self.row(160, .jpeg)]
+        let finished = DispatchSemaphore(value: 0)
+        let (render, stuckListener) = (SourceRender(decoder: SourceDecoder(limits: limits)), listener)
+        Thread.detachNewThread {
+            render.run(path: path, rows: rows, listener: stuckListener)
+            finished.signal()
+        }
+        // Row 1 ends while row 0's thread is still held: only another thread can have made it.
+        let ended = secondEnded.wait(timeout: .now() + 60) == .success
+        release.signal()
+        #expect(ended, "the row after a stuck one waited for it")
+        #expect(heard.failures[0]?.code == .timeout)
+        #expect(heard.outputs[1]?.width == 160)
+        #expect(finished.wait(timeout: .now() + 60) == .success)
+        #expect(heard.ends.sorted() == [0, 1])
+    }
+
     @Test("A cancelled run ends every wanted row as cancelled, without opening the file")
     func cancelled() throws {
         let folder = try TemporaryDirectory("source-render")

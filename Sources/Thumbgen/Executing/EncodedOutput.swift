@@ -2,9 +2,12 @@ import Foundation
 
 /// One row's encoded output, made in process or by a worker, on its way to the write.
 struct EncodedOutput: Sendable {
+    /// The encoded bytes.
     var data: Data
+    /// The output's size.
     var width: Int
     var height: Int
+    /// The format the bytes are in.
     var format: OutputFormat
     /// The key it is stored under in the cache (nil without a cache).
     var cacheKey: OutputKey?

@@ -8,7 +8,7 @@ import Foundation
 /// operations either way, only once), so its bytes do not depend on which rows share.
 final class SharedScale: @unchecked Sendable {
     private let lock = NSLock()
-    private var made: VipsImageRef?
+    private var made: Result<VipsImageRef, ImagingError>?
 
     /// What decides the scaled pixels: two rows whose keys are equal need the same ones.
     struct Key: Hashable {
@@ -16,20 +16,30 @@ final class SharedScale: @unchecked Sendable {
         var x: Int, y: Int, width: Int, height: Int
         /// The size it is resampled to.
         var scaledWidth: Int, scaledHeight: Int
+        /// The resampling kernel.
         var kernel: Kernel
         /// Whether a grey source stays grey (the format stores grey and no colour is painted in).
         var grey: Bool
     }
 
-    /// The pixels: those an earlier row made, or what `make` makes now, kept for the rows to
-    /// come. A failure is not kept: the next row tries for itself and meets its own error.
-    /// Rows that ask while `make` runs wait for it.
+    /// The pixels: those the first row made, or what `make` makes now for the rows to come.
+    /// A failure is kept too and given to every later row: the decode may stream and be read
+    /// once, so a second try would meet a half-read source and a misleading error. Rows that
+    /// ask while `make` runs wait for it.
     func pixels(_ make: () throws(ImagingError) -> VipsImageRef) throws(ImagingError) -> VipsImageRef {
         lock.lock()
         defer { lock.unlock() }
-        if let made { return made }
-        let image = try make()
-        made = image
-        return image
+        if made == nil {
+            do {
+                made = .success(try make())
+            } catch {
+                made = .failure(error)
+            }
+        }
+        switch made {
+        case .success(let image): return image
+        case .failure(let error): throw error
+        case nil: throw .libvips(operation: "copy_memory", message: "no scaled pixels")
+        }
     }
 }

@@ -75,7 +75,11 @@ extension SourceRender {
             let src = rows[group[0]].sourceText
             var result = decode(opened, scale: scale(largest), shrinkOnLoad: rows[largest].spec.shrinkOnLoad,
                                 allFrames: allFrames(group[0]), src: src, watch: watch,
-                                readsApart: { decoded in group.count > 1 && Set(group.map { key($0, decoded) }).count > 1 })
+                                readsApart: { decoded in
+                                    // A row without a key (a pass-through) reads on its own.
+                                    let keys = group.map { key($0, decoded) }
+                                    return Set(keys.compactMap { $0 }).count + keys.filter { $0 == nil }.count > 1
+                                })
             if case .success(let decoded) = result, !decoded.isInMemory,
                let first = group.first(where: passesThrough), let path = decoded.path,
                let error = decoder.decodeError(path: path, watch: watch) {

@@ -18,6 +18,7 @@ import Foundation
 struct SourceRender: Sendable {
     /// One row, as far as its pixels are concerned.
     struct Row: Sendable {
+        /// What the row's output is.
         var spec: ThumbnailSpec
         /// The `out` template, whose extension decides an `auto` format.
         var outTemplate: String
@@ -27,23 +28,29 @@ struct SourceRender: Sendable {
 
     /// One row's encoded output.
     struct Output: Sendable {
+        /// The encoded bytes.
         var data: Data
+        /// The output's size (one frame's height for an animation).
         var width: Int
         var height: Int
+        /// The format the bytes are in.
         var format: OutputFormat
-        /// Milliseconds from the start of the source's decode to the start of this row's
-        /// render, and of the row's render and encode.
+        /// Milliseconds from the start of the source's decode to the start of this row's render.
         var decodeMilliseconds: Double
+        /// Milliseconds of the row's render and encode (0 for an output another row made).
         var renderMilliseconds: Double
     }
 
     /// What the source turned out to be.
     struct Facts: Sendable {
+        /// Bytes of the file.
         var bytes: Int64
+        /// One frame's size, upright.
         var width: Int
         var height: Int
         /// The loader's format name: `jpeg`, `png`, `webp`, ...
         var format: String
+        /// Frames in the file.
         var frames: Int
     }
 
@@ -57,7 +64,9 @@ struct SourceRender: Sendable {
         var admit: @Sendable (DecodeEstimate) throws(ImagingError) -> Void = { _ in }
         /// The source decoded for the row.
         var loaded: @Sendable (Int, Facts) -> Void = { _, _ in }
+        /// The row's output.
         var output: @Sendable (Int, Output) -> Void
+        /// Why the row failed.
         var failure: @Sendable (Int, ThumbnailFailure) -> Void
     }
 
@@ -90,35 +99,47 @@ struct SourceRender: Sendable {
         // libvips keeps each thread's buffers of the images it evaluated until told: let them
         // go after the decode and after each row, or a unit's peak memory grows by their sum.
         VipsRuntime.releaseThreadResources()
-        // A row that prepare() did not come back with had ended or was not wanted by then.
-        for index in Set(open).subtracting(prepared.map(\.0)) where ledger.isOpen(index) && listener.wants(index) {
-            ledger.cancel([index])
+        let queue = RowQueue(prepared)
+        prepared = []  // the queue holds the rows now, and lets each go as it is taken
+        drain(queue, rows: rows, decodeStarted: started, ledger: ledger, listener: listener)
+    }
+
+    /// Makes the rows `queue` hands out until none is left. When a row's stage overruns and
+    /// leaves this thread in C code that ignores the deadline (libaom inside an AVIF encode),
+    /// another thread takes over the rest, so that the source's other rows still end.
+    private func drain(_ queue: RowQueue, rows: [Row], decodeStarted: ContinuousClock.Instant,
+                       ledger: RowLedger, listener: Listener) {
+        let takeOver: @Sendable () -> Void = {
+            Thread.detachNewThread {
+                drain(queue, rows: rows, decodeStarted: decodeStarted, ledger: ledger, listener: listener)
+                VipsRuntime.releaseThreadResources()
+            }
         }
-        var made: [Int: Output] = [:]
-        // Taken out one by one, so that a group's pixels are freed once its last row is made,
-        // not held until every group is done.
-        prepared.reverse()
-        while let (index, entry) = prepared.popLast() {
+        while let (index, entry) = queue.next() {
             guard ledger.isOpen(index), listener.wants(index) else { continue }
             switch entry {
             case .failure(let failure):
                 ledger.fail(index, failure)
             case .success(let row):
                 if cancellation?.isCancelled == true { ledger.cancel([index]); continue }
-                if let first = row.sameAs, var output = made[first] {
+                if let first = row.sameAs, var output = queue.output(of: first) {
                     output.renderMilliseconds = 0
                     ledger.finish(index, output)
                     continue
                 }
-                made[index] = render(row, index: index, source: rows[index], decodeStarted: started,
-                                     ledger: ledger, listener: listener)
+                if let output = render(row, index: index, source: rows[index], decodeStarted: decodeStarted,
+                                       ledger: ledger, listener: listener, onOverrun: takeOver) {
+                    queue.keep(output, of: index)
+                }
             }
         }
     }
 
     /// One row's render and encode, under its own deadline; its output, or nil when it failed.
+    /// `takeOver` is called when the stage overruns (`drain`).
     private func render(_ row: PreparedRow, index: Int, source: Row, decodeStarted: ContinuousClock.Instant,
-                        ledger: RowLedger, listener: Listener) -> Output? {
+                        ledger: RowLedger, listener: Listener,
+                        onOverrun takeOver: @escaping @Sendable () -> Void) -> Output? {
         defer { VipsRuntime.releaseThreadResources() }
         let start = ContinuousClock.now
         let src = source.sourceText
@@ -127,7 +148,10 @@ struct SourceRender: Sendable {
             // that ignores the deadline still ends its row on time (StageWatch).
             let (data, width, height) = try StageWatch.run(
                 "render", seconds: decoder.limits.seconds, cancellation: cancellation,
-                onOverrun: { error in ledger.fail(index, .imaging(error, src: src, stage: .encodeFailed)) }
+                onOverrun: { error in
+                    ledger.fail(index, .imaging(error, src: src, stage: .encodeFailed))
+                    takeOver()
+                }
             ) { watch throws(ImagingError) -> (Data, Int, Int) in
                 try renderAndEncode(row, spec: source.spec, index: index, listener: listener, watch: watch)
             }
@@ -139,6 +163,7 @@ struct SourceRender: Sendable {
         } catch {
             ledger.fail(index, failure(after: error, decoded: row.decoded, src: src) { error in
                 ledger.fail(index, .imaging(error, src: src, stage: .decodeFailed))
+                takeOver()
             })
             return nil
         }
@@ -191,6 +216,7 @@ struct SourceRender: Sendable {
 /// What one row renders from: the decoded source (perhaps shared), its layout and output
 /// format (worked out once), and whether the source's own bytes are the output.
 struct PreparedRow: Sendable {
+    /// The decoded source, perhaps shared with other rows.
     var decoded: DecodedImage
     /// Where the row's output comes from in the source, and its size.
     var geometry: ThumbnailGeometry

@@ -16,7 +16,8 @@ struct ThumbnailRenderer: Sendable {
                 let lazy = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
                     try scaleAndColour(decoded, plan: plan, spec: spec, format: format)
                 }
-                return try inMemory(lazy, watch: watch)
+                // Other rows read these pixels: this row's watch must not kill them afterwards.
+                return try inMemory(lazy, watch: watch, keepWatching: false)
             }
             scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
                 try alpha(pixels, plan: plan, spec: spec, format: format)
@@ -63,12 +64,18 @@ struct ThumbnailRenderer: Sendable {
     }
 
     /// `image` evaluated into memory under `watch` (bounded, cancellable, on a copy of its own
-    /// so that the kill never lands on an image other rows read).
-    private func inMemory(_ image: VipsImageRef, watch: StageWatch) throws(ImagingError) -> VipsImageRef {
+    /// so that the kill never lands on an image other rows read); with `keepWatching`, the
+    /// watch then stops the evaluations that read the result (smart crop's analysis).
+    private func inMemory(_ image: VipsImageRef, watch: StageWatch,
+                          keepWatching: Bool = true) throws(ImagingError) -> VipsImageRef {
         let own = try image.copied()
         watch.enter("render", evaluating: own)
         let pixels = try own.copiedToMemory()
-        watch.enter("render", evaluating: pixels)
+        if keepWatching {
+            watch.enter("render", evaluating: pixels)
+        } else {
+            watch.enter("render")
+        }
         return pixels
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// The in-process `SourceRenderOperation` of one source, moved into a worker process: the jobs its `IdentifyOperation` hands over go to a worker as one unit, and each
-/// row's encoded bytes (or failure) come back. Whatever the worker does (crash, hang, grow
+/// The in-process `SourceRenderOperation` of one source, moved into a worker process: the
+/// jobs its `IdentifyOperation` hands over go to a worker as one unit, and each row's encoded
+/// bytes (or failure) come back. Whatever the worker does (crash, hang, grow
 /// without end), every row of the unit ends here, and the next unit gets a fresh worker.
 final class WorkerUnitOperation: Operation, @unchecked Sendable {
     private let identify: IdentifyOperation

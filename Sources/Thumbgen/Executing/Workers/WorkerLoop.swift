@@ -45,15 +45,19 @@ public enum WorkerLoop {
 /// One unit, in the worker: `SourceRender` over its rows, each output sent as soon as it is
 /// encoded, each stage reported as it starts (the parent's watchdog times them).
 struct UnitRun {
+    /// The source file and its rows.
     var unit: WorkerProtocol.Unit
+    /// How the source is opened, with the run's limits.
     var decoder: SourceDecoder
     /// Estimates below this are not asked for.
     var askAbove: Int64
     /// A fault the tests asked for (`THUMBGEN_FAULT_*`), struck when its stage starts.
     var fault: WorkerFault?
+    /// The pipes from and to the parent.
     var input: WorkerFrameReader
     var output: WorkerFrameWriter
 
+    /// Renders the unit, telling the parent as each stage starts and each row ends.
     func run() {
         let (unit, input, output, askAbove, fault) = (unit, input, output, askAbove, fault)
         // Messages name the source by a placeholder: the parent puts the row's `src` back.
