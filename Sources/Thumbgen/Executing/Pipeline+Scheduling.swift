@@ -22,15 +22,9 @@ extension Pipeline {
     func schedule(_ job: Job) {
         let request = job.request
         let (task, isNew) = registry.task(for: job, make: makeTask)
-        var operations: [(Operation, OperationQueue)] = []
-        switch task.pixels {
-        case .inProcess(let render):
-            operations.append((WriteOperation(job: job, render: render, delivery: delivery,
-                                              cache: configuration.cache), writeQueue))
-        case .worker(let unit):
-            operations.append((WriteOperation(job: job, unit: unit, delivery: delivery,
-                                              cache: configuration.cache), writeQueue))
-        }
+        let operations: [(Operation, OperationQueue)] = [
+            (WriteOperation(job: job, after: task.imaging, delivery: delivery, cache: configuration.cache), writeQueue),
+        ]
         operations.forEach { $0.0.queuePriority = request.priority.queuePriority }
         job.own(operations.map(\.0))
         if isNew {
@@ -44,7 +38,7 @@ extension Pipeline {
                 state.batch.append((task.identify, identifyQueue))
                 // On the render queue, apart from the identifications, so that the next
                 // sources are hashed meanwhile.
-                state.batch.append((task.pixels.operation, renderQueue))
+                state.batch.append((task.imaging, renderQueue))
                 state.decodes += 1
             }
             state.batch += operations

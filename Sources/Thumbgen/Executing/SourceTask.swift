@@ -11,27 +11,13 @@ final class SourceTask: Sendable {
     /// Where the source is.
     let source: SourceLocation
     /// What makes the outputs, in process or in a worker process (the jobs' writes depend on it).
-    let pixels: Pixels
+    let imaging: SourceImagingOperation
     /// The operation that learns the source's digest and serves the jobs the cache can; the
     /// decode depends on it.
     let identify: IdentifyOperation
     /// The operation that fetches a remote source first; the identification depends on it.
     let download: DownloadOperation?
     private let state = Mutex(State())
-
-    /// Where a source's decode, renders and encodes run.
-    enum Pixels {
-        case inProcess(SourceRenderOperation)
-        case worker(WorkerUnitOperation)
-
-        /// The operation itself, for the queue.
-        var operation: Operation {
-            switch self {
-            case .inProcess(let render): render
-            case .worker(let unit): unit
-            }
-        }
-    }
 
     /// Where the source's pixels are made: in process, or by a worker of the pool.
     enum Isolation {
@@ -56,10 +42,10 @@ final class SourceTask: Sendable {
                                      cancellation: cancellation, handBack: handBack)
         switch isolation {
         case .none(let decoder):
-            pixels = .inProcess(SourceRenderOperation(decoder: decoder, after: identify, cancellation: cancellation))
+            imaging = SourceRenderOperation(decoder: decoder, after: identify, cancellation: cancellation)
         case .workers(let pool, let budget, let limits):
-            pixels = .worker(WorkerUnitOperation(after: identify, workers: pool, budget: budget,
-                                                 limits: limits, cancellation: cancellation))
+            imaging = WorkerUnitOperation(after: identify, workers: pool, budget: budget,
+                                          limits: limits, cancellation: cancellation)
         }
         identify.task = self
         download?.isWanted = { [weak self] in self?.isWanted ?? false }
@@ -76,7 +62,7 @@ final class SourceTask: Sendable {
             guard state.open else { return false }
             state.jobs.append(job)
             let highest = state.jobs.map(\.request.priority).max() ?? .normal
-            pixels.operation.queuePriority = highest.queuePriority
+            imaging.queuePriority = highest.queuePriority
             identify.queuePriority = highest.queuePriority
             download?.queuePriority = highest.queuePriority
             return true

@@ -38,17 +38,23 @@ extension SourceRender {
             }
         }
         let accepted = open.filter { plans[$0] != nil }
-        func scale(_ index: Int) -> Double { plans[index]?.requiredScale ?? 1 }
-        func format(_ index: Int) -> OutputFormat {
-            FormatResolver.resolve(rows[index].spec.format, outTemplate: rows[index].outTemplate, source: header.format)
+        // Each row's format and pass-through, worked out once: the grouping, the keys and the
+        // prepared rows below all ask.
+        var formats: [Int: OutputFormat] = [:], passes: Set<Int> = []
+        for index in accepted {
+            let format = FormatResolver.resolve(rows[index].spec.format, outTemplate: rows[index].outTemplate,
+                                                source: header.format)
+            formats[index] = format
+            if let plan = plans[index], PassThrough.applies(header, spec: rows[index].spec, format: format, plan: plan) {
+                passes.insert(index)
+            }
         }
+        func scale(_ index: Int) -> Double { plans[index]?.requiredScale ?? 1 }
+        func format(_ index: Int) -> OutputFormat { formats[index] ?? .jpeg }
         func allFrames(_ index: Int) -> Bool {
             rows[index].spec.animated && SourceDecoder.canAnimate(header) && format(index).canAnimate
         }
-        func passesThrough(_ index: Int) -> Bool {
-            guard let plan = plans[index] else { return false }
-            return PassThrough.applies(header, spec: rows[index].spec, format: format(index), plan: plan)
-        }
+        func passesThrough(_ index: Int) -> Bool { passes.contains(index) }
         // Rows that render alike (`SharedScale.Key`: a size in several formats) share their
         // scaled pixels; a decode goes into memory only when its rows read it in more than one
         // way, else it streams once into the shared scaled pixels.

@@ -82,15 +82,15 @@ struct SourceRender: Sendable {
         guard !open.isEmpty else { return }
         if cancellation?.isCancelled == true { return ledger.cancel(open) }
         let started = ContinuousClock.now
-        var prepared: [(Int, Result<PreparedRow, ThumbnailFailure>)] = []
+        let queue: RowQueue
         // Opening (the sniff and the header) and decoding are one stage under `--timeout`;
         // one that ignores the deadline still ends its rows on time (StageWatch).
         do {
-            prepared = try StageWatch.run("open", seconds: decoder.limits.seconds, cancellation: cancellation,
+            queue = try StageWatch.run("open", seconds: decoder.limits.seconds, cancellation: cancellation,
                                           onOverrun: { error in
                 for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
             }) { watch throws(ImagingError) in
-                try prepare(path, rows: rows, open: open, listener: listener, watch: watch)
+                RowQueue(try prepare(path, rows: rows, open: open, listener: listener, watch: watch))
             }
         } catch {
             for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
@@ -99,8 +99,6 @@ struct SourceRender: Sendable {
         // libvips keeps each thread's buffers of the images it evaluated until told: let them
         // go after the decode and after each row, or a unit's peak memory grows by their sum.
         VipsRuntime.releaseThreadResources()
-        let queue = RowQueue(prepared)
-        prepared = []  // the queue holds the rows now, and lets each go as it is taken
         drain(queue, rows: rows, decodeStarted: started, ledger: ledger, listener: listener)
     }
 

@@ -4,24 +4,15 @@ import Synchronization
 /// The imaging of one source's rows in this process (`--isolation none`): the jobs its
 /// `IdentifyOperation` hands over go through `SourceRender`, the same call a worker process
 /// makes for a unit, and each row's output waits here for its write.
-final class SourceRenderOperation: Operation, @unchecked Sendable {
-    private let identify: IdentifyOperation
+final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
     private let decoder: SourceDecoder
     private let cancellation: Cancellation?
-    private let outputs = Mutex<[ObjectIdentifier: EncodedOutput]>([:])
 
     /// Renders with `decoder` what `identify` hands over (it runs after it).
     init(decoder: SourceDecoder, after identify: IdentifyOperation, cancellation: Cancellation?) {
-        self.identify = identify
         self.decoder = decoder
         self.cancellation = cancellation
-        super.init()
-        addDependency(identify)
-    }
-
-    /// `job`'s encoded output, once the operation has made it.
-    func encoded(for job: Job) -> EncodedOutput? {
-        outputs.withLock { $0[ObjectIdentifier(job)] }
+        super.init(after: identify)
     }
 
     override func main() {
@@ -42,7 +33,7 @@ final class SourceRenderOperation: Operation, @unchecked Sendable {
                 let job = jobs[index]
                 guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: strictness)
                 else { return }
-                outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
+                keep(encoded, for: job)
             },
             failure: { index, failure in jobs[index].fail(failure) }))
         withExtendedLifetime(bytes.file) {}  // a download stays on disk until here

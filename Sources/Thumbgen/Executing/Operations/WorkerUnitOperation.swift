@@ -5,29 +5,20 @@ import Synchronization
 /// jobs its `IdentifyOperation` hands over go to a worker as one unit, and each row's encoded
 /// bytes (or failure) come back. Whatever the worker does (crash, hang, grow
 /// without end), every row of the unit ends here, and the next unit gets a fresh worker.
-final class WorkerUnitOperation: Operation, @unchecked Sendable {
-    private let identify: IdentifyOperation
+final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
     private let workers: WorkerPool
     private let budget: MemoryBudget
     private let limits: ImagingLimits
     private let cancellation: Cancellation?
-    private let outputs = Mutex<[ObjectIdentifier: EncodedOutput]>([:])
 
     /// Renders, in a worker from `workers`, what `identify` hands over (it runs after it).
     init(after identify: IdentifyOperation, workers: WorkerPool, budget: MemoryBudget,
          limits: ImagingLimits, cancellation: Cancellation?) {
-        self.identify = identify
         self.workers = workers
         self.budget = budget
         self.limits = limits
         self.cancellation = cancellation
-        super.init()
-        addDependency(identify)
-    }
-
-    /// `job`'s encoded output, once the unit has run and made it.
-    func encoded(for job: Job) -> EncodedOutput? {
-        outputs.withLock { $0[ObjectIdentifier(job)] }
+        super.init(after: identify)
     }
 
     override func main() {
@@ -101,7 +92,7 @@ final class WorkerUnitOperation: Operation, @unchecked Sendable {
                                          decodeMilliseconds: header.decodeMs ?? 0, renderMilliseconds: header.renderMs ?? 0)
         guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: limits.strictness)
         else { return }
-        outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
+        keep(encoded, for: job)
     }
 
     /// What the rows still open fail with, after the unit ended as `ending`.

@@ -12,25 +12,15 @@ final class WriteOperation: Operation, @unchecked Sendable {
     private let delivery: OutputDelivery
     private let cache: ThumbnailCache?
 
-    /// Writes what `render` made for `job` in this process.
-    convenience init(job: Job, render: SourceRenderOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
-        self.init(job: job, after: render, encoded: { render.encoded(for: job) }, delivery: delivery, cache: cache)
-    }
-
-    /// Writes what `unit` (a worker's) made for `job`.
-    convenience init(job: Job, unit: WorkerUnitOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
-        self.init(job: job, after: unit, encoded: { unit.encoded(for: job) }, delivery: delivery, cache: cache)
-    }
-
-    private init(job: Job, after maker: Operation, encoded: @escaping @Sendable () -> EncodedOutput?,
-                 delivery: OutputDelivery, cache: ThumbnailCache?) {
+    /// Writes what `imaging` made for `job` (it runs after it).
+    init(job: Job, after imaging: SourceImagingOperation, delivery: OutputDelivery, cache: ThumbnailCache?) {
         self.job = job
         generation = job.generation
-        self.encoded = encoded
+        self.encoded = { imaging.encoded(for: job) }
         self.delivery = delivery
         self.cache = cache
         super.init()
-        addDependency(maker)
+        addDependency(imaging)
     }
 
     /// Runs the write (or skips it when cancelled), then frees the job's operations: this is
