@@ -42,7 +42,7 @@ comes from this width's run; without that, each width a source cannot reach woul
 same image again under another name.
 
 HOW JPEG ALPHA IS FLATTENED ONTO WHITE. thumbgen flattens onto each row's `background`,
-whose default is #ffffff (README, column `background`), so no flag is needed. The pyvips
+whose default is #ffffff (docs/manifest.md, column `background`), so no flag is needed. The pyvips
 scripts pass `background=[255, 255, 255]` to jpegsave, and vipsthumbnail `background=255`
 in its output options ([Q=80,strip,optimize_coding,background=255]): every libvips saver
 that cannot store alpha flattens it onto its `background` argument, black unless given. All
@@ -60,7 +60,7 @@ written by all through libvips' heifsave with its defaults (effort 4, chroma sub
 this quality), as thumbgen does; sharp itself would keep 4:4:4 chroma by default.
 Resampling: eleventy-style and vipsthumbnail-static both run libvips' thumbnail(), so their
 pixels agree; thumbgen's agree with theirs for PNG and WebP sources, but for JPEGs it picks
-its own shrink-on-load (`balanced`) and box-then-kernel scheme (README), so a JPEG source's
+its own shrink-on-load (`balanced`) and box-then-kernel scheme (docs/images.md), so a JPEG source's
 outputs differ by a few levels; pyvips-1decode's 640 and 320 are resampled a second time,
 from the 1280 image, and a height may round a pixel apart from the others' (the checks allow
 a pixel).
@@ -216,7 +216,7 @@ def contender_commands(name, outdir, files, args, formats):
     if name in ("thumbgen", "thumbgen-base"):
         binary = args.thumbgen if name == "thumbgen" else args.baseline
         # --follow-links because every entry of the corpus folder is a symlink into
-        # /usr/share, and a walked folder's links are left alone by default (README, Folders
+        # /usr/share, and a walked folder's links are left alone by default (docs/command-line.md, Folders
         # as input): without it thumbgen finds no image. JPEG's background is #ffffff by
         # default. A fresh, empty cache each run (outdir is new): the cold case, storing into
         # the cache included, as in the other workloads.

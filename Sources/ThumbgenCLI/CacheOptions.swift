@@ -13,7 +13,7 @@ struct CacheOptions: ParsableArguments {
     var offline = false
 
     @Option(help: ArgumentHelp(
-        "A cache shared between machines, behind the local one: http(s)://host/prefix (GET and PUT, such as nginx with WebDAV) or s3://bucket/prefix. Credentials come from the environment or a netrc (README.md).",
+        "A cache shared between machines, behind the local one: http(s)://host/prefix (GET and PUT, such as nginx with WebDAV) or s3://bucket/prefix. Credentials come from the environment or a netrc (docs/cache.md, Credentials).",
         valueName: "url"))
     var remoteCache: String?
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The exit statuses README.md lists under "Exit status", in one place.
+/// The exit statuses docs/command-line.md lists under "Exit status", in one place.
 enum ExitStatus {
     /// Every row succeeded (or `--fail-on never`).
     static let success = ExitCode(0)

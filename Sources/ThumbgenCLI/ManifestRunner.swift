@@ -78,7 +78,7 @@ struct ManifestRunner {
         var configuration = configuration
         if let events = outputs.events { configuration.onEvent = { events.log($0) } }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
-        let pipeline: any RowSink
+        let pipeline: any RowExecutor
         if dryRun {
             pipeline = DryRun(configuration: configuration, onResult: recorder.record)
         } else {
@@ -110,7 +110,7 @@ struct ManifestRunner {
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let remote { printError(remote.line) }
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {
-            RunLog(cache: cache).append(summary, command: command, remote: remote)
+            RunLog(cache: cache).append(RunLog.Entry(summary, command: command, remote: remote))
         }
 
         switch trap.receivedSignal {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Thumbgen
 
-/// `--shard`: run only one part of the manifest, for array jobs (README.md, "Sharding").
+/// `--shard`: run only one part of the manifest, for array jobs (docs/cache.md, "Sharding").
 struct ShardOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Run only shard I of N (I from 0): the rows whose source hashes to I. auto reads I (and N) from a Kubernetes Indexed Job, a Slurm array or an AWS Batch array job; auto/N gives N where the engine does not.",

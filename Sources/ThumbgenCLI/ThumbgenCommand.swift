@@ -11,14 +11,14 @@ struct ThumbgenCommand: ParsableCommand {
         discussion: """
             Reads a CSV (or JSON Lines) manifest with one row per output and writes the \
             thumbnails under --out. Columns: \(ManifestColumn.knownNames). \
-            Run `thumbgen render --help` for every option; see README.md for the details.
+            Run `thumbgen render --help` for every option; see README.md and docs/ for the details.
             """,
         version: ThumbgenVersion.current,
         subcommands: [RenderCommand.self, WarmCommand.self, ManifestCommand.self, ExplainCommand.self, CacheCommand.self, ReportCommand.self, DoctorCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// Parses and runs the command, mapping argument errors to exit status 2 (the parser's
-    /// own default is 64, but README's exit statuses promise 2 for an unusable command line).
+    /// own default is 64, but docs/command-line.md's exit statuses promise 2 for an unusable command line).
     static func main() {
         // Before libvips starts, and before any thread: only the modules of enabled loaders.
         VipsModules.deferLoading()

@@ -108,4 +108,29 @@ struct LayeringTests {
         let lines = found.map(\.description).joined(separator: "\n")
         #expect(found.isEmpty, "CSystem outside its wrapper files:\n\(lines)")
     }
+
+    /// `scripts/layers` (run with `python3`), with `arguments`: its exit status and output.
+    static func layers(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", TestPaths.packageRoot.appendingPathComponent("scripts/layers").path] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    @Test("Folders form layers: no two folders of Sources/Thumbgen name each other's types")
+    func foldersFormLayers() throws {
+        // The script sees the edges the layers rest on, so an empty check means something.
+        let map = try Self.layers([])
+        #expect(map.status == 0)
+        #expect(map.output.contains("Executing ->") && map.output.contains("Imaging: "),
+                "scripts/layers found no edges:\n\(map.output)")
+        let check = try Self.layers(["--check"])
+        #expect(check.status == 0 && check.output.isEmpty,
+                "folders naming each other's types (ARCHITECTURE.md, Layers):\n\(check.output)")
+    }
 }

@@ -1,14 +1,18 @@
 import Foundation
 import Testing
 
-/// The recipes in README.md, run exactly as written there (each block follows a
-/// `<!-- recipe: NAME -->` marker), with the built `thumbgen` first on PATH.
+/// The recipes in README.md and docs/recipes.md, run exactly as written there (each block
+/// follows a `<!-- recipe: NAME -->` marker), with the built `thumbgen` first on PATH.
 @Suite("Docs: README recipes")
 struct RecipesTests {
-    /// The code block after `<!-- recipe: name -->` in README.md.
+    /// The code block after `<!-- recipe: name -->` in README.md, else in docs/recipes.md.
     static func recipe(_ name: String) throws -> String {
-        let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"),
+        var readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"),
                                 encoding: .utf8)
+        if !readme.contains("<!-- recipe: \(name) -->") {
+            readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/recipes.md"),
+                                encoding: .utf8)
+        }
         let marker = try #require(readme.range(of: "<!-- recipe: \(name) -->"), "no recipe \(name)")
         let rest = readme[marker.upperBound...]
         let open = try #require(rest.range(of: "```sh\n"))

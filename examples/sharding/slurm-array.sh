@@ -1,5 +1,5 @@
 #!/bin/bash
-# thumbgen as a Slurm job array: one task per shard of the manifest (README.md, "Sharding").
+# thumbgen as a Slurm job array: one task per shard of the manifest (docs/cache.md, "Sharding").
 # Slurm gives each task SLURM_ARRAY_TASK_ID, _MIN, _MAX, _STEP and _COUNT; `--shard auto`
 # numbers the task (ID - MIN) / STEP of COUNT, so --array=0-3, 1-4 and 0-6:2 all work. A list
 # (--array=1,3,7) cannot be numbered and is refused. tests: ShardRecipesTests runs this script

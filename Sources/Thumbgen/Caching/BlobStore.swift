@@ -21,7 +21,7 @@ struct BlobStore: Sendable {
     /// of that name is checked, not trusted: a damaged one whose record was lost with it would
     /// otherwise never be repaired.
     func put(_ data: Data, digest: String) {
-        if let (bytes, _) = layout.read(path(digest)), bytes.count == data.count,
+        if let (bytes, _) = layout.readMarkingUsed(path(digest)), bytes.count == data.count,
            ContentDigest.of(bytes) == digest { return }
         layout.write(data, to: path(digest))
     }
@@ -36,7 +36,7 @@ struct BlobStore: Sendable {
     /// The blob's bytes, checked against its digest; nil (and the blob removed) when they do
     /// not match, nil when it is missing.
     func verifiedData(_ digest: String) -> Data? {
-        guard let (bytes, _) = layout.read(path(digest)) else { return nil }
+        guard let (bytes, _) = layout.readMarkingUsed(path(digest)) else { return nil }
         guard ContentDigest.of(bytes) == digest else {
             layout.remove(path(digest))
             return nil

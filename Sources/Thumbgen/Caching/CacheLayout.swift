@@ -59,16 +59,23 @@ struct CacheLayout: Sendable {
     }
 
     /// The whole content of a small file and its modification time, or nil when it is missing
-    /// or unreadable. An entry used now is marked so (its mtime moved to now) when its mark is
-    /// older than `touchAfter` seconds: `cache prune` removes the least recently used first,
-    /// and refreshing the mark at most every few minutes keeps warm runs from writing.
-    func read(_ path: String, touchAfter: Double? = 600) -> (bytes: [UInt8], modified: Double)? {
-        readStamped(path, touchAfter: touchAfter).map { ($0.bytes, $0.modified) }
+    /// or unreadable. Reads only: nothing is marked used.
+    func read(_ path: String) -> (bytes: [UInt8], modified: Double)? {
+        readStamped(path, markingUsedAfter: nil).map { ($0.bytes, $0.modified) }
     }
 
-    /// `read`, with the entry's stamp as it is after the read (marked used or not): what the
+    /// `read`, for an entry used now: it is marked so (its mtime moved to now, a write) when
+    /// its mark is older than `seconds`: `cache prune` removes the least
+    /// recently used first, and refreshing the mark at most every few minutes keeps warm runs
+    /// from writing.
+    func readMarkingUsed(_ path: String, after seconds: Double = 600) -> (bytes: [UInt8], modified: Double)? {
+        readStamped(path, markingUsedAfter: seconds).map { ($0.bytes, $0.modified) }
+    }
+
+    /// `readMarkingUsed` (`read` when `markingUsedAfter` is nil), with the entry's stamp as it
+    /// is after the read (marked used or not): what the
     /// warm journal keeps to know, by one `stat`, that the entry is still the one read.
-    func readStamped(_ path: String, touchAfter: Double? = 600)
+    func readStamped(_ path: String, markingUsedAfter touchAfter: Double? = 600)
         -> (bytes: [UInt8], modified: Double, stamp: FileStamp)?
     {
         let fd = open(path, O_RDONLY | O_CLOEXEC)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Looks after a cache directory: `thumbgen cache stats | prune | verify | clear` (README.md,
-/// Cache).
+/// Looks after a cache directory: `thumbgen cache stats | prune | verify | clear` (docs/cache.md,
+/// "Looking after the cache").
 ///
 /// Safe while other processes use the same cache: it removes entries only by unlinking whole
 /// files (a reader that already opened one keeps reading it), never rewrites one, and leaves
@@ -98,7 +98,7 @@ public struct CacheMaintenance: Sendable {
     /// The record stored at `entry`, read without marking it used; nil when it is unreadable
     /// or damaged.
     func record(_ entry: CacheLayout.Entry) -> CacheRecord? {
-        layout.read(entry.path, touchAfter: nil).flatMap { CacheRecord(decoding: $0.bytes) }
+        layout.read(entry.path).flatMap { CacheRecord(decoding: $0.bytes) }
     }
 
     /// The blob a record of `kind` names: `sha256` for an output, `digest` for a URL. A file

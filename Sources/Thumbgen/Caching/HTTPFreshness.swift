@@ -1,7 +1,7 @@
 import Foundation
 
 /// How long a response may be reused, by the rules of a private HTTP cache (RFC 9111), as
-/// the manifest's `max_age` column narrows them (README.md, Cache).
+/// the manifest's `max_age` column narrows them (docs/cache.md).
 struct HTTPFreshness: Equatable {
     /// Whether the body may be stored at all (`no-store` says no).
     var storable: Bool
@@ -10,7 +10,7 @@ struct HTTPFreshness: Equatable {
 
     /// Reads `Cache-Control` (`no-store`, `no-cache`, `max-age`), else `Expires` (against the
     /// response's `Date`, else now). Without either the body is stored but revalidated on
-    /// every run: README.md (Cache) promises no heuristic freshness.
+    /// every run: docs/cache.md promises no heuristic freshness.
     init(cacheControl: String?, expires: String?, date: String?, now: Double) {
         storable = true
         freshFor = 0

@@ -37,7 +37,7 @@ struct RecipeHistory: Sendable {
         guard !keys.isEmpty else { return }
         let path = layout.path(.recipes, Self.name(for: source))
         Self.updating.withLock { _ in
-            var entry = layout.read(path).flatMap { CacheRecord(decoding: $0.bytes) }
+            var entry = layout.readMarkingUsed(path).flatMap { CacheRecord(decoding: $0.bytes) }
                 .flatMap { Self.decode($0)?.source == Self.identity(of: source) ? $0 : nil }
                 ?? CacheRecord()
             let new = keys.filter { entry[$0.digest] != $0.text }
@@ -52,7 +52,7 @@ struct RecipeHistory: Sendable {
     /// The keys on record for `source`, oldest first.
     func keys(for source: SourceLocation) -> [OutputKey] {
         let path = layout.path(.recipes, Self.name(for: source))
-        guard let entry = layout.read(path, touchAfter: nil).flatMap({ CacheRecord(decoding: $0.bytes) }),
+        guard let entry = layout.read(path).flatMap({ CacheRecord(decoding: $0.bytes) }),
               let decoded = Self.decode(entry), decoded.source == Self.identity(of: source) else { return [] }
         return decoded.keys
     }

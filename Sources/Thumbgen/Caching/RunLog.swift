@@ -37,23 +37,21 @@ public struct RunLog: Sendable {
         layout = cache.layout
     }
 
-    /// Adds a run (with its `remote` cache's counts, if it had one), and drops the oldest
-    /// beyond `kept`.
-    public func append(_ summary: RunSummary, command: String, remote: RemoteCacheCounts? = nil,
-                       now: Double = Date().timeIntervalSince1970) {
+    /// Adds a run, and drops the oldest beyond `kept`.
+    public func append(_ entry: Entry) {
         var record = CacheRecord()
-        record["command"] = command
-        record["ended-at"] = String(now)
-        record["rows"] = String(summary.rows)
-        record["hit"] = String(summary.cache?.hit ?? 0)
-        record["miss"] = String(summary.cache?.miss ?? 0)
-        record["revalidated"] = String(summary.cache?.revalidated ?? 0)
-        record["failed"] = String(summary.failed)
-        record["seconds"] = String(summary.seconds)
-        if let remote {
+        record["command"] = entry.command
+        record["ended-at"] = String(entry.endedAt)
+        record["rows"] = String(entry.rows)
+        record["hit"] = String(entry.hit)
+        record["miss"] = String(entry.miss)
+        record["revalidated"] = String(entry.revalidated)
+        record["failed"] = String(entry.failed)
+        record["seconds"] = String(entry.seconds)
+        if let remote = entry.remote {
             for (name, value) in Self.remoteFields(remote) { record["remote-" + name] = String(value) }
         }
-        let name = String(format: "%013.3f-%08x", now, UInt32.random(in: 0...UInt32.max))
+        let name = String(format: "%013.3f-%08x", entry.endedAt, UInt32.random(in: 0...UInt32.max))
         layout.write(record.encoded, to: layout.runsFolder + "/" + name)
         let names = fileNames()
         for old in names.dropLast(Self.kept) { layout.remove(layout.runsFolder + "/" + old) }
@@ -62,7 +60,7 @@ public struct RunLog: Sendable {
     /// The runs on record, oldest first.
     public func entries() -> [Entry] {
         fileNames().compactMap { name in
-            guard let (bytes, _) = layout.read(layout.runsFolder + "/" + name, touchAfter: nil),
+            guard let (bytes, _) = layout.read(layout.runsFolder + "/" + name),
                   let r = CacheRecord(decoding: bytes),
                   let command = r["command"], let endedAt = r["ended-at"].flatMap(Double.init),
                   let rows = r["rows"].flatMap(Int.init), let hit = r["hit"].flatMap(Int.init),

@@ -6,7 +6,7 @@ public struct CacheError: Error, CustomStringConvertible, Equatable {
     public var description: String
 }
 
-/// The content-addressed disk cache shared by runs, processes and machines (README.md, Cache):
+/// The content-addressed disk cache shared by runs, processes and machines (docs/cache.md):
 /// sources by digest with a URL index and a local-file index beside them, outputs by a key
 /// over everything that changes their bytes.
 ///

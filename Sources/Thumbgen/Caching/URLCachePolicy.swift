@@ -4,7 +4,7 @@ import Foundation
 /// a `304` that renews it, or nothing. Whether a stored body is used, revalidated or fetched
 /// again is the planner's to say (`RowPlanner.sourceStep`).
 ///
-/// The row's `max_age` narrows the HTTP rules (README.md, Manifest and Cache): `> 0` sets the
+/// The row's `max_age` narrows the HTTP rules (docs/manifest.md and docs/cache.md): `> 0` sets the
 /// freshness lifetime whatever the headers say (`no-store` included: the row asked for it); `0`
 /// goes by `Cache-Control` then `Expires`, else revalidates every run; `< 0` neither reads nor
 /// stores the source (its outputs are still cached by the digest of what was fetched).

@@ -36,7 +36,7 @@ struct URLIndex: Sendable {
     /// The record for `url`, or nil when there is none (a damaged one is removed).
     func record(_ url: String) -> URLRecord? {
         let path = path(url)
-        guard let (bytes, _) = layout.read(path) else { return nil }
+        guard let (bytes, _) = layout.readMarkingUsed(path) else { return nil }
         guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode), record.url == url else {
             layout.remove(path)
             return nil

@@ -13,21 +13,6 @@ struct OutputDelivery: Sendable {
     /// Where a kept output's bytes come from should its file change while the row waits.
     var cache: ThumbnailCache?
 
-    /// The path under `--out` of the output `record` describes, for `request`: its `out`
-    /// template filled in.
-    static func path(of record: OutputRecord, for request: ThumbnailRequest) -> Result<String, ThumbnailFailure> {
-        let values = OutputPathTemplate.Values(
-            name: request.source.stem, width: record.width, height: record.height,
-            fit: request.spec.fit, ext: record.format.fileExtension,
-            hash8: String(record.sha256.prefix(8)), row: request.row)
-        do {
-            return .success(try OutputPathTemplate.render(request.outTemplate, values))
-        } catch {
-            return .failure(ThumbnailFailure(
-                .outputEscapes, "\(request.sourceText): out '\(request.outTemplate)' \(error.reason)"))
-        }
-    }
-
     /// Delivers the output described by `record` for `request` (at `planned`, the path its plan
     /// found, else its `out` template filled in): writes `bytes`, or, when they are nil, leaves
     /// the file the plan found holding them (`keep`; should the row have waited for its path
@@ -56,7 +41,7 @@ struct OutputDelivery: Sendable {
         if let planned {
             path = planned
         } else {
-            switch Self.path(of: record, for: request) {
+            switch OutputPlacement.path(of: record, for: request) {
             case .success(let found): path = found
             case .failure(let failure): return completion(.failure(failure))
             }

@@ -76,9 +76,9 @@ extension Pipeline {
     }
 
     /// Hands every queued operation to its queue (and the rows waiting for their plans to
-    /// `cacheChecks`).
+    /// `planners`).
     public func flush() {
-        handOverChecks()
+        handOverPlans()
         startOperations()
     }
 

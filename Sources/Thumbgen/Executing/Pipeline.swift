@@ -55,12 +55,12 @@ public final class Pipeline: Sendable {
     let state = Mutex(State())
     /// `state.cancelled`, readable without the lock (every row asks).
     private let cancelFlag = Atomic<Bool>(false)
-    let cacheChecks = DispatchQueue(label: "thumbgen.cache-check", attributes: .concurrent)
-    let checking = DispatchGroup()
+    let planners = DispatchQueue(label: "thumbgen.plan", attributes: .concurrent)
+    let plansInFlight = DispatchGroup()
     /// Rows admitted and waiting to be planned, with their path patterns; batches handed
-    /// over and not yet taken, and how many work items take them (`Pipeline+Checks.swift`).
-    let unchecked = Mutex(UncheckedRows())
-    let checkQueue = Mutex(CheckQueue())
+    /// over and not yet taken, and how many work items take them (`Pipeline+Planning.swift`).
+    let unplanned = Mutex(UnplannedRows())
+    let planQueue = Mutex(PlanQueue())
     /// The rows' path patterns, for the claims: one source's rows share one.
     private let patterns = OutputPathPatternMemo()
 
@@ -105,7 +105,7 @@ public final class Pipeline: Sendable {
                              limits: configuration.limits, offline: configuration.offline, journaled: true)
         // A slow row holds up at most 64 windows' worth of finished rows in the report.
         self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows,
-                                  wakeRoom: 2 * Self.checkBatch)
+                                  wakeRoom: 2 * Self.planBatch)
         self.registry = SourceRegistry()
         self.onResults = onResults
         identifyQueue.name = "thumbgen.identify"
@@ -129,7 +129,7 @@ public final class Pipeline: Sendable {
 
     /// Adds one row; blocks while the pipeline already holds as many rows as it admits.
     ///
-    /// The row is planned first. With a cache that is done on `cacheChecks`, `checkBatch` rows
+    /// The row is planned first. With a cache that is done on `planners`, `planBatch` rows
     /// to a work item, several at once (the plan is file-system calls, and on a warm run it is
     /// all the work there is); a row the cache serves finishes there, before any operation is
     /// made, and the rest go on into the pipeline from there.
@@ -141,7 +141,7 @@ public final class Pipeline: Sendable {
         configuration.onEvent?(.started(request))
         guard configuration.cache != nil, !isCancelled else {
             // In manifest order, before any later row can ask for a path.
-            handOverChecks()
+            handOverPlans()
             delivery.claims?.expect(row: request.row, pattern: pattern)
             return carryOut(planner.plan(request), for: request)
         }
@@ -159,15 +159,15 @@ public final class Pipeline: Sendable {
         // across two batches planned at once, the later ones would wait for their paths
         // (`OutputClaims`) and check their files again by hashing them (2.6% of a warm run's
         // rows did).
-        handOverChecks(keepingLastSource: true)
+        handOverPlans(keepingLastSource: true)
         startOperations()
         // Rather than sleep, plan rows waiting for a thread (a warm run's rows are planned
         // faster than threads are woken).
-        while checkOne() {
+        while planOne() {
             if gate.tryEnter(row: row) { return }
         }
-        handOverChecks()
-        while checkOne() {
+        handOverPlans()
+        while planOne() {
             if gate.tryEnter(row: row) { return }
         }
         while !gate.enter(row: row, timeout: .milliseconds(50)) { flush() }
@@ -180,8 +180,8 @@ public final class Pipeline: Sendable {
     /// has already ended. The first end within moments and are waited for, for a second at
     /// most after a cancel; the second are not, so that no C code can hold the run hostage.
     public func waitUntilFinished() {
-        handOverChecks()
-        checking.wait()
+        handOverPlans()
+        plansInFlight.wait()
         flush()
         rows.wait()
         // Writes resumed by output claims (a row that waited for its path) are done by now
@@ -220,3 +220,6 @@ public final class Pipeline: Sendable {
         for case let download as DownloadOperation in downloadQueue.operations { download.abandon() }
     }
 }
+
+/// The pipeline takes the rows a manifest feeds it.
+extension Pipeline: RowExecutor {}

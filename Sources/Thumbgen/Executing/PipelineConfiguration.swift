@@ -46,11 +46,3 @@ public struct PipelineConfiguration: Sendable {
         self.maxPendingRows = 64 * max(2, ProcessInfo.processInfo.activeProcessorCount)
     }
 }
-
-/// Something that happens to a row on its way to a result (the result itself is a `RowResult`).
-public enum PipelineEvent: Sendable {
-    /// The row was admitted into the pipeline.
-    case started(ThumbnailRequest)
-    /// The row's source was opened and its header read.
-    case loaded(ThumbnailRequest, RowResult.SourceInfo)
-}

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Limits and manners of HTTP fetching; every field is a command-line flag (README.md).
+/// Limits and manners of HTTP fetching; every field is a command-line flag (docs/command-line.md).
 public struct FetchPolicy: Sendable, Equatable {
     /// Transfers in flight at once (`--downloads`).
     public var concurrentTransfers = 16

@@ -18,7 +18,7 @@ public struct ImagingLimits: Sendable, Equatable, Codable {
     /// How much damage in the data fails a row (`--decode-strictness`).
     public var strictness = DecodeStrictness.error
 
-    /// The defaults documented in README.md.
+    /// The defaults documented in docs/images.md, Limits.
     public init() {}
 }
 

@@ -2,7 +2,7 @@ import Foundation
 
 /// A source that already is its own thumbnail: the right size, format and colour, upright.
 /// Its bytes are copied with only the metadata taken out, so it loses no quality to a second
-/// lossy encode and costs no CPU (README.md, "What it does to images", Pass-through).
+/// lossy encode and costs no CPU (docs/images.md, Pass-through).
 ///
 /// Anything that would change the pixels rules it out: a crop or resize, a rotation, an
 /// embedded ICC profile (its colours must be converted), 16-bit or CMYK data, several frames, a

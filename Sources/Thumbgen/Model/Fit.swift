@@ -1,4 +1,4 @@
-/// How a source is made to fit the target box (README.md, Manifest, column `fit`).
+/// How a source is made to fit the target box (docs/manifest.md, column `fit`).
 public enum Fit: String, Sendable, CaseIterable, Codable {
     /// Fit within the box keeping the aspect ratio, no padding (iOS ScaleAspectFit, unpadded).
     case inside

@@ -1,4 +1,4 @@
-/// Stable error codes for failed rows; scripts may rely on them (documented in README.md).
+/// Stable error codes for failed rows; scripts may rely on them (documented in docs/command-line.md, Error codes).
 public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     /// A cell's value is missing or malformed.
     case invalidRow = "invalid_row"
@@ -34,8 +34,6 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     /// libcurl refused an option a download needs (named in the message), such as the address
     /// guard of a libcurl older than 7.80; no request was sent.
     case fetchSetupFailed = "fetch_setup_failed"
-    /// The row asks for something this version cannot do yet.
-    case notSupported = "not_supported"
     /// The run was interrupted before the row finished.
     case cancelled
     /// An earlier row in the manifest writes other bytes to the same output path.
@@ -56,43 +54,5 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
     public init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
-    }
-
-    /// The failure for a row the manifest parser refused.
-    init(_ error: RowError) {
-        self.init(.invalidRow, error.detail)
-    }
-
-    /// The failure for a download that did not succeed.
-    static func fetch(_ failure: FetchFailure, src: String) -> ThumbnailFailure {
-        let code: ErrorCode
-        switch failure.error {
-        case .httpStatus: code = .httpError
-        case .connection, .truncated, .other: code = .networkError
-        case .timeout: code = .timeout
-        case .tooLarge: code = .tooLarge
-        case .tooManyRedirects: code = .tooManyRedirects
-        case .forbiddenAddress: code = .forbiddenAddress
-        case .cancelled: code = .cancelled
-        case .offline: code = .notCached
-        case .setup: code = .fetchSetupFailed
-        }
-        let tries = failure.attempts > 1 ? " (after \(failure.attempts) attempts)" : ""
-        return ThumbnailFailure(code, "\(src): \(failure.error)\(tries)")
-    }
-
-    /// The failure for a libvips error met at `stage` (`decodeFailed` or `encodeFailed`).
-    static func imaging(_ error: ImagingError, src: String, stage: ErrorCode) -> ThumbnailFailure {
-        switch error {
-        case .unsupportedFormat:
-            return ThumbnailFailure(.unsupportedFormat, "\(src): not a JPEG, PNG, WebP, GIF, TIFF, "
-                                    + "HEIF/AVIF or JPEG XL image")
-        case .libvips(let operation, let message):
-            return ThumbnailFailure(stage, "\(src): \(operation): \(message)")
-        case .overLimit:
-            return ThumbnailFailure(.tooLarge, "\(src): \(error)")
-        case .timedOut:
-            return ThumbnailFailure(.timeout, "\(src): \(error)")
-        }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// What planning one row learned of its local source, kept for the next row if it names the
-/// same file: the rows of a batch (`Pipeline+Checks.swift`, `DryRun`) often share a source
+/// same file: the rows of a batch (`Pipeline+Planning.swift`, `DryRun`) often share a source
 /// (a `srcset`'s sizes), and on a warm run its `stat`, `access` and journal lookup were a
 /// fifth of each row's cost, paid again for every size.
 ///

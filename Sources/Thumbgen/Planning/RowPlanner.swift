@@ -115,7 +115,7 @@ struct RowPlanner: Sendable {
         return planOutput(request, plan)
     }
 
-    /// A URL: by what the cache stores of it, and the row's `max_age` (README.md, Cache).
+    /// A URL: by what the cache stores of it, and the row's `max_age` (docs/cache.md).
     private func planRemote(_ request: ThumbnailRequest, url: String) -> RowPlan {
         var plan = RowPlan(action: .fetch, step: .fetch)
         guard let cache else {
@@ -251,7 +251,7 @@ struct RowPlanner: Sendable {
         }
         plan.output = record
         if outputDirectory != nil {
-            switch OutputDelivery.path(of: record, for: request) {
+            switch OutputPlacement.path(of: record, for: request) {
             case .failure(let failure):
                 return RowPlan(action: .fail, reasons: plan.reasons + [failure.message], failure: failure)
             case .success(let path):

@@ -1,5 +1,5 @@
 /// `--shard auto`: the shard an array job's engine says this process is, read from the
-/// variables the engine sets (README.md, "Sharding").
+/// variables the engine sets (docs/cache.md, "Sharding").
 ///
 /// | engine | index | count |
 /// |---|---|---|

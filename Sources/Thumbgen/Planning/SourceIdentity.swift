@@ -3,7 +3,7 @@ import Foundation
 
 /// What a row's source is called for sharding: a text made from the `src` cell alone, so that
 /// every machine, whatever folder it checked the manifest out into and whatever its current
-/// folder, and every version of thumbgen, computes the same one (README.md, "Sharding").
+/// folder, and every version of thumbgen, computes the same one (docs/cache.md, "Sharding").
 ///
 /// - A URL other than `file:` is its cell as written (trimmed of white space).
 /// - A `file:` URL is its path, and a path is itself, both lexically normalised: empty and `.`

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The columns a manifest may have (README.md, Manifest); header names are case-insensitive.
+/// The columns a manifest may have (docs/manifest.md); header names are case-insensitive.
 public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
     case background, priority, maxAge = "max_age", id, animated, dir

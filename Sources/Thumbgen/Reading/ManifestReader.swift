@@ -11,9 +11,9 @@ public final class ManifestReader {
     public let path: String
     /// The folder that relative `src` paths are resolved against.
     public let baseDirectory: String
-    private let source: RecordSource
+    private let source: Input
 
-    private enum RecordSource {
+    private enum Input {
         case csv(CSVRecordParser, columns: [ManifestColumn])
         case jsonLines(JSONLinesParser)
     }

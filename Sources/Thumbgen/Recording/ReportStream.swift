@@ -5,7 +5,7 @@ import Foundation
 /// Rows finish out of order (several are in flight at once), so each result waits here only
 /// until the rows read before it have finished: at most the pipeline's admission window. The
 /// file is built under a temporary name beside the report and renamed into place at the end,
-/// so a report is never seen half-written. Layout (schema 1, documented in README.md):
+/// so a report is never seen half-written. Layout (schema 1, documented in docs/report.md):
 /// `{"schema":1,"rows":[ one compact record per line ],"summary":{...}}`, with `"merged"` and
 /// `"shard"` before `"summary"` when they apply (`ReportReader` reads this layout back).
 public final class ReportStream {

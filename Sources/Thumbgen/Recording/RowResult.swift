@@ -8,7 +8,7 @@ public struct RowResult: Sendable, Equatable, Codable {
         case planned
     }
 
-    /// Whether the output came from the cache (README.md, Report: the `cache` field).
+    /// Whether the output came from the cache (docs/report.md: the `cache` field).
     public enum CacheOutcome: String, Sendable, Codable, CaseIterable {
         /// Served from the cache; its source was known unchanged without asking a server.
         case hit

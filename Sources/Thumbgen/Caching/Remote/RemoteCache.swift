@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// A cache shared between machines, behind the local one (README.md, Sharing a cache between
+/// A cache shared between machines, behind the local one (docs/cache.md, Sharing a cache between
 /// machines): on a local miss the planner asks it, and what a run renders or fetches is
 /// uploaded to it in the background and flushed by `finish()`.
 ///

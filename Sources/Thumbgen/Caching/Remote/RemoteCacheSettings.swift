@@ -7,7 +7,7 @@ public struct RemoteCacheError: Error, CustomStringConvertible, Equatable {
     public var description: String
 }
 
-/// Where the remote cache is, how thumbgen reaches it, and how long it waits for it (README.md,
+/// Where the remote cache is, how thumbgen reaches it, and how long it waits for it (docs/cache.md,
 /// Sharing a cache between machines). Credentials come from the environment (or a netrc),
 /// never from a flag, which `ps` would show to every user of the machine.
 public struct RemoteCacheSettings: Sendable, Equatable {

@@ -22,7 +22,6 @@ final class WorkerPool: Sendable {
         var idle: [WorkerProcess] = []
         var live: [ObjectIdentifier: WorkerProcess] = [:]
         var stopped = false
-        var started = 0
         /// Whether `prestart` has run (it runs once).
         var prestarted = false
         /// Workers being started ahead of need; a checkout waits for one rather than start
@@ -42,9 +41,6 @@ final class WorkerPool: Sendable {
         signal(SIGPIPE, SIG_IGN)
         Self.pools.withLock { $0[ObjectIdentifier(self)] = self }
     }
-
-    /// Workers started so far (replacements included).
-    var startedCount: Int { state.withLock { $0.started } }
 
     /// Starts one worker in the background, once, as soon as the run knows it will render:
     /// its start-up (about 50 ms of CPU) then overlaps the hashing or download of the first
@@ -85,7 +81,6 @@ final class WorkerPool: Sendable {
         let worker = try WorkerProcess(executable: settings.executable, environment: settings.environment,
                                        setup: settings.setup)
         let stopped = state.withLock { state -> Bool in
-            state.started += 1
             state.live[ObjectIdentifier(worker)] = worker
             return state.stopped
         }

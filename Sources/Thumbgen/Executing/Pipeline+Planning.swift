@@ -1,26 +1,26 @@
 import Foundation
 import Synchronization
 
-/// Planning admitted rows on `cacheChecks`, a batch to a work item: on a warm run, where the
+/// Planning admitted rows on `planners`, a batch to a work item: on a warm run, where the
 /// plan is all the work a row has, one dispatch per row and one claims lock per row cost as
 /// much as the plan, and woke a thread each.
 extension Pipeline {
     /// Rows planned by one work item, at least (a source's rows stay together) and at most.
-    static let checkBatch = 8
-    static let checkBatchLimit = 64
+    static let planBatch = 8
+    static let planBatchLimit = 64
 
-    /// Queues `request` for its plan. A batch is handed over when it has `checkBatch` rows and
+    /// Queues `request` for its plan. A batch is handed over when it has `planBatch` rows and
     /// the next row names another source: rows of one source, whose paths often differ only
     /// in `{w}x{h}`, are then planned in manifest order on one thread, where a later row never
     /// has to wait for an earlier one to claim its path (`OutputClaims`).
     func check(_ request: ThumbnailRequest, pattern: OutputPathPattern?) {
-        let ready = unchecked.withLock { waiting in
+        let ready = unplanned.withLock { waiting in
             guard let last = waiting.requests.last?.source else { return false }
             let count = waiting.requests.count
-            return count >= Self.checkBatchLimit || (count >= Self.checkBatch && last != request.source)
+            return count >= Self.planBatchLimit || (count >= Self.planBatch && last != request.source)
         }
-        if ready { handOverChecks() }
-        unchecked.withLock { waiting in
+        if ready { handOverPlans() }
+        unplanned.withLock { waiting in
             waiting.requests.append(request)
             waiting.patterns.append((request.row, pattern))
         }
@@ -28,15 +28,15 @@ extension Pipeline {
 
     /// Hands the rows waiting for their plans over as one batch, after noting their path
     /// patterns with the claims (both under one lock, so that patterns are noted in manifest
-    /// order, before any later row can ask for a path). Batches wait in `checkQueue` for a
-    /// work item on `cacheChecks` to take them; one is started while fewer than
+    /// order, before any later row can ask for a path). Batches wait in `planQueue` for a
+    /// work item on `planners` to take them; one is started while fewer than
     /// `planningThreads` are at it: the cores less one, since the reader's thread plans too
     /// whenever the gate is full, and a thread more than the cores made the planners preempt
     /// each other holding the claims' and recorder's locks (100,000 warm rows: 0.87 -> 0.78 s,
     /// with `--report` 1.01 -> 0.89 s). `keepingLastSource` keeps back the rows of the last row's source, unless they
     /// are all there is (see `admit`).
-    func handOverChecks(keepingLastSource: Bool = false) {
-        let batch = unchecked.withLock { waiting -> [ThumbnailRequest] in
+    func handOverPlans(keepingLastSource: Bool = false) {
+        let batch = unplanned.withLock { waiting -> [ThumbnailRequest] in
             guard let last = waiting.requests.last?.source else { return [] }
             var end = waiting.requests.endIndex
             if keepingLastSource {
@@ -46,16 +46,16 @@ extension Pipeline {
             return waiting.take(end) { delivery.claims?.expect($0) }
         }
         guard !batch.isEmpty else { return }
-        checking.enter()
-        let start = checkQueue.withLock { queue in
+        plansInFlight.enter()
+        let start = planQueue.withLock { queue in
             queue.batches.append(batch)
             guard queue.takers < planningThreads else { return false }
             queue.takers += 1
             return true
         }
         guard start else { return }
-        cacheChecks.async { [self] in
-            while checkOne(leaving: true) {}
+        planners.async { [self] in
+            while planOne(leaving: true) {}
         }
     }
 
@@ -69,8 +69,8 @@ extension Pipeline {
     /// Plans one waiting batch, on this thread; false when none waits. A work item's
     /// `leaving` call that finds none stops being a taker.
     @discardableResult
-    func checkOne(leaving: Bool = false) -> Bool {
-        let batch = checkQueue.withLock { queue -> [ThumbnailRequest]? in
+    func planOne(leaving: Bool = false) -> Bool {
+        let batch = planQueue.withLock { queue -> [ThumbnailRequest]? in
             if queue.head < queue.batches.count {
                 defer {
                     queue.head += 1
@@ -93,14 +93,14 @@ extension Pipeline {
         // the reader's next flush (up to 50 ms later while it waits at a full gate, which left
         // the workers idle half of a ten-sizes run).
         startOperations()
-        checking.leave()
+        plansInFlight.leave()
         return true
     }
 }
 
 /// Rows admitted and waiting to be handed over for their plans, with their path patterns
 /// (kept apart, so that a batch is handed over without copying a request).
-struct UncheckedRows {
+struct UnplannedRows {
     var requests: [ThumbnailRequest] = []
     var patterns: [(row: Int, pattern: OutputPathPattern?)] = []
 
@@ -123,7 +123,7 @@ struct UncheckedRows {
 }
 
 /// Batches of rows waiting to be planned, oldest first, and the work items taking them.
-struct CheckQueue {
+struct PlanQueue {
     var batches: [[ThumbnailRequest]] = []
     var head = 0
     var takers = 0

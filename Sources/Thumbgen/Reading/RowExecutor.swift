@@ -1,6 +1,6 @@
 /// What a manifest's rows are fed to: the pipeline that makes the outputs, or the dry run
 /// that only says what the pipeline would do.
-public protocol RowSink: AnyObject, Sendable {
+public protocol RowExecutor: AnyObject, Sendable {
     /// Takes a valid row.
     func submit(_ request: ThumbnailRequest)
     /// Reports a row that failed before it could become a job (a bad row in the manifest).
@@ -14,5 +14,3 @@ public protocol RowSink: AnyObject, Sendable {
     /// Waits until every row taken has its result.
     func waitUntilFinished()
 }
-
-extension Pipeline: RowSink {}

@@ -9,7 +9,7 @@ import Synchronization
 /// The planner looks as a run would: a local file whose stamp is not on record is read to
 /// hash it, cached bytes are checked. A URL that must be fetched or revalidated is planned
 /// `fetch`; what the server then says, and whether decoding succeeds, only a run can tell.
-public final class DryRun: RowSink, Sendable {
+public final class DryRun: RowExecutor, Sendable {
     private let planner: RowPlanner
     private let onResult: @Sendable (RowResult) -> Void
 

@@ -8,7 +8,7 @@ public enum ManifestFeed {
     /// thrown after the rows read before it have finished. With `shard`, a record of another
     /// shard is passed over before anything else (`Shard.owns`): it is never parsed, planned,
     /// counted or reported.
-    public static func run(_ reader: some RecordSource, parser: RowParser, pipeline: some RowSink,
+    public static func run(_ reader: some RecordSource, parser: RowParser, pipeline: some RowExecutor,
                            shard: Shard? = nil, willRun: ((Int) -> Void)? = nil) throws(ManifestError) {
         defer { pipeline.waitUntilFinished() }
         // Rows from a slow pipe start as they come, not once a batch has filled.

@@ -1,0 +1,7 @@
+/// Something that happens to a row on its way to a result (the result itself is a `RowResult`).
+public enum PipelineEvent: Sendable {
+    /// The row was admitted into the pipeline.
+    case started(ThumbnailRequest)
+    /// The row's source was opened and its header read.
+    case loaded(ThumbnailRequest, RowResult.SourceInfo)
+}
