@@ -32,7 +32,7 @@ struct OutputPathPatternTests {
         // Another source of the same name is another key, and names itself.
         let elsewhere = try #require(memo.pattern(template: "{name}/{w}.png", source: .file("/elsewhere/dog.png"), fit: .cover, row: 7))
         #expect(elsewhere.pieces == other.pieces)
-        let remote = try #require(memo.pattern(template: "{name}/{w}.png", source: .remote(URL(string: "https://example.com/a/cow.jpg?x=1")!), fit: .cover, row: 8))
+        let remote = try #require(memo.pattern(template: "{name}/{w}.png", source: .url(URL(string: "https://example.com/a/cow.jpg?x=1")!), fit: .cover, row: 8))
         #expect(remote.matches(Self.bytes("cow/64.png")))
         // `{row}` differs from row to row: each row gets its own.
         let row7 = try #require(memo.pattern(template: "{row}-{w}.png", source: .file("/in/dog.png"), fit: .cover, row: 7))

@@ -88,7 +88,7 @@ struct RowParserDefaultsTests {
         #expect(try source("file:///abs/d%20e.jpg") == .file("/abs/d e.jpg"))
         #expect(try source("file://localhost/abs/f.jpg") == .file("/abs/f.jpg"))
         let remote = try source("https://example.com/img/g.jpg?x=1")
-        guard case .remote(let url) = remote else {
+        guard case .url(let url) = remote else {
             Issue.record("https source parsed as \(remote)")
             return
         }

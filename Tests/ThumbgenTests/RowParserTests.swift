@@ -200,7 +200,7 @@ struct RowParserSourceMemoTests {
         #expect(try Self.location(parser, "a.jpg", line: 3) == .file("/manifests/a.jpg"))
         #expect(try Self.location(parser, "b.jpg", line: 4) == .file("/manifests/b.jpg"))
         #expect(try Self.location(parser, "https://example.com/a.jpg", line: 5)
-                == .remote(URL(string: "https://example.com/a.jpg")!))
+                == .url(URL(string: "https://example.com/a.jpg")!))
         #expect(try Self.location(parser, "a.jpg", line: 6) == .file("/manifests/a.jpg"))
         // A copy shares the memo's box; its own folder still decides.
         var other = parser

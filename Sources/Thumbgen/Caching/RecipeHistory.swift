@@ -24,7 +24,7 @@ struct RecipeHistory: Sendable {
     static func identity(of source: SourceLocation) -> String {
         switch source {
         case .file(let path): "file " + path
-        case .remote(let url): "url " + url.absoluteString
+        case .url(let url): "url " + url.absoluteString
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What one remote source's responses leave in the cache: a body stored with its freshness,
+/// What one URL source's responses leave in the cache: a body stored with its freshness,
 /// a `304` that renews it, or nothing. Whether a stored body is used, revalidated or fetched
 /// again is the planner's to say (`RowPlanner.sourceStep`).
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// What remote sources need, made on first use so that a run of local files starts no
+/// What URL sources need, made on first use so that a run of local files starts no
 /// transfer thread and no temporary folder: the fetcher and the folder downloads land in
 /// (inside the cache when there is one, so that a body moves into the store by rename).
 ///
@@ -34,7 +34,7 @@ final class DownloadWorkspace: Sendable {
     }
 
     /// Removes the download folder (and whatever is left in it) and stops the transfer thread;
-    /// the next remote source starts them again.
+    /// the next URL source starts them again.
     func finish() {
         guard let (folder, lock) = made.withLock({ made in
             defer { made = nil }

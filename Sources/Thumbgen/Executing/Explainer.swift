@@ -52,7 +52,7 @@ public struct Explainer: Sendable {
         // A URL to fetch or revalidate: the key its stored body would give, if one is stored.
         var key = plan.key
         var keySource = "known"
-        if key == nil, case .remote(let url) = request.source, let stored = cache.urls.record(url.absoluteString) {
+        if key == nil, case .url(let url) = request.source, let stored = cache.urls.record(url.absoluteString) {
             key = OutputKey(sourceDigest: stored.digest, request: request, strictness: planner.limits.strictness)
             keySource = "stored"
         }

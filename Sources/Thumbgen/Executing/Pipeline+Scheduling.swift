@@ -6,7 +6,7 @@ import Synchronization
 extension Pipeline {
     /// Makes an admitted row's job, carrying out `plan`, and schedules it.
     func enqueue(_ request: ThumbnailRequest, plan: RowPlan) {
-        if case .remote = request.source { widenForDownloads() }
+        if case .url = request.source { widenForDownloads() }
         workers?.prestart()
         let job = Job(request: request, plan: plan, mode: mode, onEvent: configuration.onEvent) {
             [weak self] job, result in
@@ -48,11 +48,11 @@ extension Pipeline {
         if batchFull { startOperations() }
     }
 
-    /// A new task for `job`'s source; a remote source is got as the job's plan says.
+    /// A new task for `job`'s source; a URL source is got as the job's plan says.
     private func makeTask(for job: Job) -> SourceTask {
         var download: DownloadOperation?
         let request = job.request
-        if case .remote(let url) = request.source {
+        if case .url(let url) = request.source {
             download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch)
             download?.order = request.row
         }

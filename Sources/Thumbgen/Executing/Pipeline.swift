@@ -11,7 +11,7 @@ import Synchronization
 ///     SourceTask (shared by rows naming the same source)
 ///       [DownloadOperation ─►] IdentifyOperation ─► SourceRenderOperation ─┬─► WriteOperation (row 1)
 ///        (downloadQueue,         (identifyQueue: digest,   (renderQueue:       └─► WriteOperation (row 2)
-///         remote sources only)    plan again, serve hits)  SourceRender)          (writeQueue)
+///         URL sources only)    plan again, serve hits)  SourceRender)          (writeQueue)
 ///
 /// With `configuration.isolation` (worker processes), a `WorkerUnitOperation` stands in for the
 /// `SourceRenderOperation`: a worker makes the rows' outputs with the same `SourceRender`, and

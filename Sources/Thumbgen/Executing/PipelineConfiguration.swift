@@ -21,9 +21,9 @@ public struct PipelineConfiguration: Sendable {
     /// Rows admitted but not finished, at most; the reader waits beyond it, which bounds memory.
     /// Counted in rows, it must still hold enough sources to keep every worker fed when each
     /// source has many rows (ten widths for a `srcset`): 8 × cores left workers waiting for
-    /// units 30% of the time; 64 × cores does not (ARCHITECTURE.md, "A row's path").
+    /// units 30% of the time; 64 × cores does not (docs/performance.md, "Keeping the workers fed").
     public var maxPendingRows: Int
-    /// How remote sources are fetched.
+    /// How URL sources are fetched.
     public var fetch = FetchPolicy()
     /// What one image may cost: pixels, frames, output size, bytes, time, damage.
     public var limits = ImagingLimits()

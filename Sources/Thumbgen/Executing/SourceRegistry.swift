@@ -16,14 +16,14 @@ final class SourceRegistry: Sendable {
 
         init(_ request: ThumbnailRequest) {
             source = request.source
-            if case .remote = request.source { maxAge = request.maxAge }
+            if case .url = request.source { maxAge = request.maxAge }
         }
     }
 
     private let tasks = Mutex<[Key: SourceTask]>([:])
 
     /// Attaches `job` to the open task for its source, or to a new one made by `make` (given
-    /// the job, whose plan says how to get a remote source); returns the task and whether it
+    /// the job, whose plan says how to get a URL source); returns the task and whether it
     /// is new (a new task's operations must be enqueued by the caller).
     func task(for job: Job, make: (Job) -> SourceTask) -> (task: SourceTask, isNew: Bool) {
         tasks.withLock { tasks in

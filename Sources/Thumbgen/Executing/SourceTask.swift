@@ -15,7 +15,7 @@ final class SourceTask: Sendable {
     /// The operation that learns the source's digest and serves the jobs the cache can; the
     /// decode depends on it.
     let identify: IdentifyOperation
-    /// The operation that fetches a remote source first; the identification depends on it.
+    /// The operation that fetches a URL source first; the identification depends on it.
     let download: DownloadOperation?
     private let state = Mutex(State())
 

@@ -5,13 +5,13 @@ public enum SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// A local file, as an absolute, standardised path.
     case file(String)
     /// An `http` or `https` URL.
-    case remote(URL)
+    case url(URL)
 
     /// The path or URL as text.
     public var description: String {
         switch self {
         case .file(let path): return path
-        case .remote(let url): return url.absoluteString
+        case .url(let url): return url.absoluteString
         }
     }
 
@@ -20,7 +20,7 @@ public enum SourceLocation: Sendable, Hashable, CustomStringConvertible {
         let stem: String
         switch self {
         case .file(let path): stem = PathText.stem(of: path)
-        case .remote(let url): stem = (url.lastPathComponent as NSString).deletingPathExtension
+        case .url(let url): stem = (url.lastPathComponent as NSString).deletingPathExtension
         }
         return stem.isEmpty ? "image" : stem
     }

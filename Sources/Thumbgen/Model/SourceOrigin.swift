@@ -3,10 +3,10 @@
 enum SourceOrigin: Sendable, Equatable {
     /// A local file.
     case local
-    /// A remote source whose stored body was fresh: no request was made.
+    /// A URL source whose stored body was fresh: no request was made.
     case stored
-    /// A remote source whose stored body the server confirmed (`304`).
+    /// A URL source whose stored body the server confirmed (`304`).
     case revalidated
-    /// A remote source whose body was fetched in full.
+    /// A URL source whose body was fetched in full.
     case fetched
 }

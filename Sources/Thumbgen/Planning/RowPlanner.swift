@@ -65,7 +65,7 @@ struct RowPlanner: Sendable {
     func plan(_ request: ThumbnailRequest, memo: inout LocalSourceMemo) -> RowPlan {
         switch request.source {
         case .file(let path): planLocal(request, path: path, memo: &memo)
-        case .remote(let url): planRemote(request, url: url.absoluteString)
+        case .url(let url): planURL(request, url: url.absoluteString)
         }
     }
 
@@ -116,7 +116,7 @@ struct RowPlanner: Sendable {
     }
 
     /// A URL: by what the cache stores of it, and the row's `max_age` (docs/cache.md).
-    private func planRemote(_ request: ThumbnailRequest, url: String) -> RowPlan {
+    private func planURL(_ request: ThumbnailRequest, url: String) -> RowPlan {
         var plan = RowPlan(action: .fetch, step: .fetch)
         guard let cache else {
             // Offline without a cache (a dry run before any run made one): nothing is stored.

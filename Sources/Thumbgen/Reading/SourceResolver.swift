@@ -33,7 +33,7 @@ struct SourceResolver {
                 return .file(url.standardizedFileURL.path)
             case "http", "https":
                 guard let host = url.host, !host.isEmpty else { throw fail("has no host") }
-                return .remote(url)
+                return .url(url)
             default:
                 throw fail("uses the scheme '\(scheme)'; only http, https and file are accepted")
             }

@@ -44,7 +44,7 @@ public struct RowResult: Sendable, Equatable, Codable {
         public var write: Double?
     }
 
-    /// How a remote source's download went.
+    /// How a URL source's download went.
     public struct HTTPInfo: Sendable, Equatable, Codable {
         /// The final HTTP status (0 when no response arrived).
         public var status: Int
@@ -86,7 +86,7 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var error: Failure?
     /// Milliseconds per stage.
     public var ms: StageTimes?
-    /// The download of a remote source.
+    /// The download of a URL source.
     public var http: HTTPInfo?
     /// Whether the output came from the cache (absent with `--no-cache` and for failed rows).
     public var cache: CacheOutcome?

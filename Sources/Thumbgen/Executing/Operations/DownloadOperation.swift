@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Gets one remote source's bytes for every job attached to its `SourceTask`, as the first
+/// Gets one URL source's bytes for every job attached to its `SourceTask`, as the first
 /// job's plan says (`RowPlan.SourceStep`): the cache's stored body, a conditional request, or
 /// a full download into a temporary file. A stored body is handed on unchecked: the identify
 /// stage checks it only if a job still needs its pixels (after a `304`, every output may be
@@ -103,7 +103,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     }
 }
 
-/// A remote source's bytes on disk, and how they were got.
+/// A URL source's bytes on disk, and how they were got.
 struct FetchedSource: Sendable {
     /// The file to decode: a blob in the cache, or a temporary file.
     var path: String

@@ -90,7 +90,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// and starts the jobs again, planned afresh. Once only: a body that cannot be dropped (a
     /// cache this process cannot write) fails its rows rather than loop.
     private func startAgain(_ jobs: [Job], cache: ThumbnailCache) {
-        if case .remote(let url) = source { cache.urls.remove(url.absoluteString) }
+        if case .url(let url) = source { cache.urls.remove(url.absoluteString) }
         for job in jobs {
             guard job.startsAgain() else {
                 job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the cached copy is "
@@ -118,7 +118,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
             FaultInjection.pauseAfterHashing()
             return .success(SourceBytes(path: local, digest: identified?.digest, origin: .local,
                                         verified: true, file: nil, stamp: identified?.stamp))
-        case .remote:
+        case .url:
             if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
             switch download?.result {
             case nil:
