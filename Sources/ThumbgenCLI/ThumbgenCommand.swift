@@ -7,7 +7,7 @@ import Thumbgen
 struct ThumbgenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbgen",
-        abstract: "Turn a manifest of images into thumbnails, fast.",
+        abstract: "thumbgen \(ThumbgenVersion.current): turn a manifest of images into thumbnails, fast.",
         discussion: """
             Reads a CSV (or JSON Lines) manifest with one row per output and writes the \
             thumbnails under --out. Columns: \(ManifestColumn.knownNames). \
@@ -25,6 +25,12 @@ struct ThumbgenCommand: ParsableCommand {
         // A worker process the parent started: no command line, no signal trap (the parent
         // ends it), straight to the units.
         if CommandLine.arguments.dropFirst().first == WorkerLoop.argument { WorkerLoop.run() }
+        // `--version` alone: thumbgen's version and the libraries it runs with, which the
+        // parser's own `--version` (the bare version, for the man page) cannot compute.
+        if CommandLine.arguments.dropFirst().elementsEqual(["--version"]) {
+            print(versionText)
+            return
+        }
         // Before anything else, so that a signal at any moment ends the process as promised.
         SignalTrap.shared.install()
         do {
@@ -38,5 +44,11 @@ struct ThumbgenCommand: ParsableCommand {
             }
             exit(withError: error)
         }
+    }
+
+    /// What `thumbgen --version` prints: thumbgen's version, then libvips' and libcurl's, one a
+    /// line, as the loaded libraries report them.
+    static var versionText: String {
+        "thumbgen \(ThumbgenVersion.current)\nlibvips \(VipsRuntime.version)\nlibcurl \(CurlVersion.libraryVersion)"
     }
 }

@@ -74,4 +74,33 @@ struct ShellFilesTests {
         let bash = folder.file("thumbgen.bash")
         #expect(try Self.bashCompletes("thumbgen man", script: bash).split(separator: "\n") == ["manifest"])
     }
+
+    @Test("--version, --help, the man page, README, CHANGELOG and scripts/package name one version",
+          .enabled(if: manualTool != nil, "needs the generate-manual tool (scripts/test builds it with `swift package plugin generate-manual`)"))
+    func oneVersion() async throws {
+        let binary = try #require(TestPaths.thumbgen)
+        let (status, said) = try Self.run(binary.path, ["--version"])
+        #expect(status == 0)
+        let lines = said.split(separator: "\n").map(String.init)
+        let version = try #require(lines.first?.split(separator: " ").last.map(String.init), "\(said)")
+        #expect(lines.first == "thumbgen \(version)" && version.split(separator: ".").count == 3, "\(said)")
+        // Then the libraries it runs with, as doctor names them.
+        #expect(lines.count == 3 && lines[1].hasPrefix("libvips 8.") && lines[2].hasPrefix("libcurl "), "\(said)")
+        #expect(try Self.run(binary.path, ["--help"]).1.contains("thumbgen \(version):"))
+
+        let folder = try TemporaryDirectory("version")
+        let script = TestPaths.packageRoot.appendingPathComponent("scripts/install-shell-files").path
+        #expect(try Self.run(script, ["--binary", binary.path, "--no-build", "--dest", folder.url.path]).0 == 0)
+        let page = try String(contentsOf: folder.file("thumbgen.1"), encoding: .utf8)
+        #expect(page.contains("thumbgen \(version)"), "the man page does not name \(version)")
+
+        func text(_ file: String) throws -> String {
+            try String(contentsOf: TestPaths.packageRoot.appendingPathComponent(file), encoding: .utf8)
+        }
+        #expect(try text("README.md").contains("thumbgen_\(version)_amd64.deb"), "README installs another version")
+        #expect(try text("CHANGELOG.md").contains("## [\(version)] - "), "CHANGELOG.md has no entry for \(version)")
+        // scripts/package takes the version from the one place it is written.
+        #expect(try text("Sources/Thumbgen/Model/ThumbgenVersion.swift").contains("static let current = \"\(version)\""))
+        #expect(try text("scripts/package").contains("Sources/Thumbgen/Model/ThumbgenVersion.swift"))
+    }
 }

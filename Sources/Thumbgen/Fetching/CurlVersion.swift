@@ -18,6 +18,9 @@ public struct CurlVersion: Sendable, Equatable {
     /// (`CURLOPT_PROTOCOLS_STR`, 7.85, or the older bitmask); without it, URL rows are refused.
     public var protocolRestriction = true
 
+    /// The loaded libcurl's version, such as `7.88.1`, without probing its safeguards.
+    public static var libraryVersion: String { loaded.version.version }
+
     /// What the loaded libcurl reports, and which safeguards it can install (tried on a handle
     /// that never runs).
     public static let current: CurlVersion = {
