@@ -46,6 +46,9 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default priority: very-low, low, normal, high or very-high (column `priority`).")
     var priority: String?
 
+    @Option(help: "Default for how far JPEG sources shrink while they decode (column `shrink_on_load`): exact (leave the kernel a factor of two, as vipsthumbnail), balanced (the default: also halve with no headroom) or fast (no headroom at all, as sharp's fastShrinkOnLoad; can alias on fine texture).")
+    var shrinkOnLoad: String?
+
     /// The `--size` list's items (one for a plain size).
     var sizes: [String] { Self.items(size) }
 
@@ -77,6 +80,7 @@ struct ColumnDefaults: ParsableArguments {
         values[.quality] = quality.map(String.init)
         values[.background] = background
         values[.priority] = priority
+        values[.shrinkOnLoad] = shrinkOnLoad
         return values
     }
 
@@ -87,7 +91,7 @@ struct ColumnDefaults: ParsableArguments {
         for defaults in probes {
             let probe = ManifestRecord(line: 0, values: [.src: "probe.jpg"])
             if case .failure(let error) = RowParser(defaults: defaults, baseDirectory: "/").parse(probe) {
-                let flag = error.column.map { $0 == "out" ? "--out-template" : "--\($0)" } ?? "a default"
+                let flag = error.column.map { $0 == "out" ? "--out-template" : "--" + $0.replacingOccurrences(of: "_", with: "-") } ?? "a default"
                 throw ValidationError("\(flag) \(error.value.map { "'\($0)' " } ?? "")\(error.reason)")
             }
         }

@@ -16,9 +16,6 @@ struct RecipeOptions: ParsableArguments {
     @OptionGroup(title: "Output formats")
     var formats: FormatOptions
 
-    @OptionGroup(title: "Decoding")
-    var decoding: DecodeOptions
-
     @OptionGroup(title: "HTTP sources")
     var fetch: FetchOptions
 
@@ -29,7 +26,6 @@ struct RecipeOptions: ParsableArguments {
     func parser(baseDirectory: String) -> RowParser {
         var parser = RowParser(defaults: defaults.values, baseDirectory: baseDirectory)
         parser.encoding = formats.encoding
-        parser.shrinkOnLoad = decoding.shrinkOnLoad
         return parser
     }
 }

@@ -36,6 +36,19 @@ struct RowParserTests {
                 sourceLocation: sourceLocation)
     }
 
+    @Test("shrink_on_load: each mode, any case, by either header name; the default is balanced; others fail the row")
+    func shrinkOnLoadColumn() throws {
+        #expect(try Self.spec([:]).shrinkOnLoad == .balanced)
+        for mode in ShrinkOnLoadMode.allCases {
+            #expect(try Self.spec([.shrinkOnLoad: mode.rawValue.uppercased()]).shrinkOnLoad == mode)
+        }
+        #expect(ManifestColumn(header: "Shrink-On-Load") == .shrinkOnLoad)
+        #expect(ManifestColumn(header: "shrink_on_load") == .shrinkOnLoad)
+        #expect(try Self.parse([:], defaults: [.shrinkOnLoad: "fast"]).get().spec.shrinkOnLoad == .fast)
+        #expect(try Self.parse([.shrinkOnLoad: "exact"], defaults: [.shrinkOnLoad: "fast"]).get().spec.shrinkOnLoad == .exact)
+        Self.expectRefused(.shrinkOnLoad, "sharp")
+    }
+
     @Test("A row with only src gets every default")
     func defaults() throws {
         let request = try Self.parse([:]).get()

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import Thumbgen
 
-/// `--shrink-on-load`: how far a JPEG shrinks while it decodes, per mode; that the mode is in
+/// The `shrink_on_load` column (`--shrink-on-load` its default): how far a JPEG shrinks while
+/// it decodes, per mode; that the mode is in
 /// the output's key; and that a row's bytes stay its own when rows of other modes share its
 /// source's decode.
 @Suite("Shrink-on-load modes")
@@ -66,7 +67,7 @@ struct ShrinkOnLoadTests {
         #expect(result.status == 0, "\(result.stderr)")
         let change = try #require(explained.first?.changed?.parts.first, "\(explained)")
         #expect(explained.first?.changed?.parts.count == 1)
-        #expect(change.name == "shrink-on-load" && change.was == "balanced" && change.now == "exact")
+        #expect(change.name == "shrink_on_load" && change.was == "balanced" && change.now == "exact")
 
         let run = try await space.run(manifest: manifest, ["--shrink-on-load", "exact"])
         #expect(run.status == 0 && run.report?.rows.first?.status == "written", "\(run.result.stderr)")
@@ -82,5 +83,39 @@ struct ShrinkOnLoadTests {
         #expect(run.result.stderr.contains("--shrink-on-load"), "\(run.result.stderr)")
         #expect(run.result.stderr.contains("exact") && run.result.stderr.contains("balanced"))
         #expect(space.outputFiles.isEmpty)
+    }
+
+    @Test("The column picks a row's mode, the flag is its default, and a bad cell fails its row only")
+    func columnPerRow() async throws {
+        let space = try Workspace("shrink-on-load")
+        try space.fixture(StageTimeoutTests.noise(width: 800, height: 500), "a.jpg", as: .jpeg)
+        // The flag alone: every row exact.
+        let flagged = CSV.manifest(["src", "size", "out"], [["a.jpg", "256", "flag.jpg"]])
+        #expect(try await space.run(manifest: flagged, ["--shrink-on-load", "exact"]).status == 0)
+        let exactByFlag = try Data(contentsOf: space.output("flag.jpg"))
+
+        let manifest = CSV.manifest(["src", "size", "out", "shrink-on-load"], [
+            ["a.jpg", "256", "exact.jpg", "exact"],
+            ["a.jpg", "256", "default.jpg", ""],
+            ["a.jpg", "256", "bad.jpg", "sharp"],
+        ])
+        let run = try await space.run(manifest: manifest)
+        #expect(run.status == 1, "\(run.result.stderr)")
+        let rows = try #require(run.report?.rows)
+        #expect(rows.map(\.status) == ["written", "written", "failed"], "\(rows)")
+        #expect(rows.last?.error?.code == "invalid_row")
+        #expect(rows.last?.error?.message.contains("shrink_on_load") == true, "\(String(describing: rows.last?.error))")
+        let exactByColumn = try Data(contentsOf: space.output("exact.jpg"))
+        let sameAsFlag = exactByColumn == exactByFlag
+        #expect(sameAsFlag, "the column's exact row differs from the flag's")
+        let differs = try Data(contentsOf: space.output("default.jpg")) != exactByColumn
+        #expect(differs, "the row without a cell did not take the default, balanced")
+        #expect(!FileManager.default.fileExists(atPath: space.output("bad.jpg").path))
+
+        // A row's cell wins over the flag.
+        let again = CSV.manifest(["src", "size", "out", "shrink_on_load"], [["a.jpg", "256", "won.jpg", "balanced"]])
+        #expect(try await space.run(manifest: again, ["--shrink-on-load", "exact"]).status == 0)
+        let won = try Data(contentsOf: space.output("won.jpg")) == Data(contentsOf: space.output("default.jpg"))
+        #expect(won, "the flag overrode the row's cell")
     }
 }

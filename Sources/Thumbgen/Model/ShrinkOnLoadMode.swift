@@ -1,5 +1,5 @@
 /// How far a JPEG may shrink while it decodes (libjpeg's DCT scaling by 2, 4 or 8) before the
-/// kernel resamples what is left (`--shrink-on-load`). DCT scaling filters less well than the
+/// kernel resamples what is left (column `shrink_on_load`). DCT scaling filters less well than the
 /// kernel, so each mode trades some fidelity for decoding fewer pixels. Only JPEG sources are
 /// affected: WebP and HEIF shrink on load with proper filters and need no headroom.
 ///

@@ -25,7 +25,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var animated = false
     /// Per-format encoder settings (run-wide flags).
     public var encoding = EncodingOptions()
-    /// How far a JPEG source may shrink while it decodes (run-wide `--shrink-on-load`).
+    /// How far a JPEG source may shrink while it decodes (column `shrink_on_load`).
     public var shrinkOnLoad: ShrinkOnLoadMode = .balanced
 
     /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.

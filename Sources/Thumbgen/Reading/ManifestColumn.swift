@@ -3,7 +3,7 @@ import Foundation
 /// The columns a manifest may have (docs/manifest.md); header names are case-insensitive.
 public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
-    case background, priority, maxAge = "max_age", id, animated, dir
+    case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -11,6 +11,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         switch name {
         case "url", "source": self = .src
         case "max-age", "maxage": self = .maxAge
+        case "shrink-on-load", "shrinkonload": self = .shrinkOnLoad
         default: self.init(rawValue: name)
         }
     }
@@ -48,6 +49,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .id: 15
         case .animated: 16
         case .dir: 17
+        case .shrinkOnLoad: 18
         }
     }
 

@@ -15,8 +15,6 @@ public struct RowParser: Sendable {
     public var baseDirectory: String
     /// Encoder settings given to every row (run-wide flags, not columns).
     public var encoding = EncodingOptions()
-    /// How far JPEG sources may shrink while they decode (a run-wide flag, not a column).
-    public var shrinkOnLoad: ShrinkOnLoadMode = .balanced
     /// The last `out` template found valid: most manifests use one for every row, and
     /// checking it again cost as much as the rest of the row's parsing.
     private let lastValid = LastOne<String>()
@@ -119,7 +117,7 @@ public struct RowParser: Sendable {
         spec.upscale = try flag(.upscale)
         spec.animated = try flag(.animated)
         spec.encoding = encoding
-        spec.shrinkOnLoad = shrinkOnLoad
+        spec.shrinkOnLoad = try choice(.shrinkOnLoad, ShrinkOnLoadMode.self) ?? .balanced
         if let text = value(.format)?.lowercased() {
             if text == "auto" {
                 spec.format = .auto
