@@ -1,52 +1,80 @@
 import Foundation
+import Synchronization
 import Testing
-import Thumbgen
+@testable import Thumbgen
 
 /// A local source rewritten between its hashing and its decoding never has its new pixels
-/// cached under its old digest.
+/// cached under its old digest. Run in process: the pipeline hashes through a double of its
+/// `SourceHashing` capability that rewrites the file right after the hash, so the window is
+/// hit every time, with no pause and no polling.
 @Suite("Cache: a source rewritten while it is read")
 struct SourceChangedTests {
+    /// Hashes with the cache's own `FileIndex`, counts the hashes, and after the first one
+    /// writes `rewrite` over the file it hashed.
+    final class RewritingHasher: SourceHashing {
+        let files: FileIndex
+        let rewrite: Data
+        private let count = Mutex(0)
+
+        init(files: FileIndex, rewrite: Data) {
+            self.files = files
+            self.rewrite = rewrite
+        }
+
+        /// Hashes done so far.
+        var hashes: Int { count.withLock { $0 } }
+
+        func digest(of file: String, cancellation: Cancellation?) -> (digest: String, stamp: FileIndex.Stamp)? {
+            let found = files.digest(of: file, cancellation: cancellation)
+            let first = count.withLock { count -> Bool in
+                count += 1
+                return count == 1
+            }
+            if first { try? rewrite.write(to: URL(fileURLWithPath: file)) }
+            return found
+        }
+    }
+
+    /// Runs one row, `photo.png` to `out.png`, through a pipeline over the cache at `cache`,
+    /// hashing with `hashing` (nil: the cache's own); its result.
+    static func run(_ folder: TemporaryDirectory, cache: ThumbnailCache,
+                    hashing: (any SourceHashing)?) throws -> RowResult {
+        var configuration = PipelineConfiguration(outputDirectory: folder.file("out"))
+        configuration.cache = cache
+        configuration.sourceHashing = hashing
+        let collector = ResultCollector()
+        let pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
+        let source = Thumbgen.SourceLocation.file(folder.file("photo.png").path)
+        pipeline.submit(ThumbnailRequest(row: 2, id: "2", sourceText: "photo.png", source: source,
+                                         outTemplate: "out.png", spec: ThumbnailSpec()))
+        pipeline.waitUntilFinished()
+        return try #require(collector.all.first)
+    }
+
     @Test("A file rewritten after hashing fails its row, and the old content later gets its own pixels")
-    func rewrittenAfterHashing() async throws {
-        let space = try Workspace()
+    func rewrittenAfterHashing() throws {
+        let folder = try TemporaryDirectory("source-changed")
         let original = try RawImage.quadrants(width: 64, height: 48).encoded(as: .png)
         let rewritten = try RawImage.quadrants(width: 64, height: 48, [.blue, .blue, .blue, .blue]).encoded(as: .png)
-        let source = try space.folder.write(original, to: "photo.png")
-        // Last changed a minute ago, so that the cache records its stamp once it is hashed: the
-        // record's appearance tells the test that hashing is done.
-        let past = Date().addingTimeInterval(-60)
-        try FileManager.default.setAttributes([.modificationDate: past], ofItemAtPath: source.path)
-        let manifest = try space.folder.write(CSV.manifest(["src", "out"], [["photo.png", "out.png"]]), to: "m.csv")
-        // The pause after hashing is the window the rewrite lands in.
-        let runner = try CLIRunner([manifest.path, "--out", space.out.path, "--report", space.reportURL.path],
-                                   cacheDirectory: space.cache,
-                                   environment: ["THUMBGEN_FAULT_PAUSE_AFTER_HASH": "4"])
-        try runner.start()
-        // Rewritten from the watching thread the moment the record appears: a busy concurrency
-        // pool could resume this test only after the window has closed.
-        let hashed = try await OffPool.run { () -> Bool in
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
-                if !CacheFiles(root: space.cache).entries("files").isEmpty {
-                    try rewritten.write(to: source)
-                    return true
-                }
-                usleep(10_000)
-            }
-            return false
-        }
-        try #require(hashed, "the source was never hashed")
-        let result = await runner.wait(timeout: .seconds(60))
-        let report = try Report.read(space.reportURL)
-        #expect(result.status == 1, "\(result.stderr)")
-        #expect(report.row(2)?.error?.code == "source_unreadable", "\(String(describing: report.row(2)))")
-        #expect(report.row(2)?.error?.message.contains("changed while it was being read") == true)
+        let source = try folder.write(original, to: "photo.png")
+        // Last changed a minute ago, so that the rewrite's stamp differs whatever the clock.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)],
+                                              ofItemAtPath: source.path)
+        let cache = try ThumbnailCache(directory: folder.file("cache"))
+        let hasher = RewritingHasher(files: cache.files, rewrite: rewritten)
+
+        let result = try Self.run(folder, cache: cache, hashing: hasher)
+        #expect(hasher.hashes == 1)
+        #expect(result.status == .failed, "\(result)")
+        #expect(result.error?.code == .sourceUnreadable, "\(result)")
+        #expect(result.error?.message.contains("changed while it was being read") == true, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: folder.file("out/out.png").path))
 
         // The original bytes again: whatever the cache holds for their digest is their picture.
         try original.write(to: source)
-        let again = try await space.run(manifest: CSV.manifest(["src", "out"], [["photo.png", "out.png"]]))
-        #expect(again.status == 0, "\(again.result.stderr)")
-        let pixels = try space.pixels("out.png")
+        let again = try Self.run(folder, cache: cache, hashing: nil)
+        #expect(again.status == .written, "\(again)")
+        let pixels = try PixelImage.load(folder.file("out/out.png"))
         #expect(pixels.pixel(4, 4, is: .red), "\(pixels.pixel(4, 4))")
     }
 }

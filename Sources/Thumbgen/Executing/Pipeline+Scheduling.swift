@@ -56,7 +56,8 @@ extension Pipeline {
             download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch)
             download?.order = request.row
         }
-        return SourceTask(source: request.source, download: download, planner: planner, isolation: isolation,
+        return SourceTask(source: request.source, download: download, planner: planner,
+                          hashing: configuration.sourceHashing ?? planner.cache?.files, isolation: isolation,
                           cancellation: cancellation) { [weak self] job, plan in
             self?.carryOut(plan, for: job)
         }

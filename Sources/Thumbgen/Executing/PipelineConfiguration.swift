@@ -35,6 +35,8 @@ public struct PipelineConfiguration: Sendable {
     public var isolation: WorkerIsolation?
     /// libvips loaders enabled besides the known image formats (`--enable-loader`).
     public var extraLoaders: [String] = []
+    /// How local sources are hashed before they are decoded; nil: the cache's `FileIndex`.
+    var sourceHashing: (any SourceHashing)?
     /// Extra rows admitted once the manifest names a URL, so that downloads run ahead of the
     /// CPU work: eight times the concurrent transfers (downloaded files wait on disk).
     public var downloadLookahead: Int { 8 * fetch.concurrentTransfers }

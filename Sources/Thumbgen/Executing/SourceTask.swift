@@ -31,15 +31,15 @@ final class SourceTask: Sendable {
     }
 
     /// A task for `source`, fetched by `download` first when it is remote, planned again by
-    /// `planner` once its digest is known (a job that will not render from it goes to
-    /// `handBack`), and decoded as `isolation` says.
+    /// `planner` once its digest is known (by `hashing`, for a local file; a job that will not
+    /// render from it goes to `handBack`), and decoded as `isolation` says.
     init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
-         isolation: Isolation, cancellation: Cancellation?,
+         hashing: (any SourceHashing)?, isolation: Isolation, cancellation: Cancellation?,
          handBack: @escaping @Sendable (Job, RowPlan) -> Void) {
         self.source = source
         self.download = download
         identify = IdentifyOperation(source: source, download: download, planner: planner,
-                                     cancellation: cancellation, handBack: handBack)
+                                     hashing: hashing, cancellation: cancellation, handBack: handBack)
         switch isolation {
         case .none(let decoder):
             imaging = SourceRenderOperation(decoder: decoder, after: identify, cancellation: cancellation)

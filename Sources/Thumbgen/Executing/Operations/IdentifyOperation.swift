@@ -20,6 +20,8 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     let cancellation: Cancellation?
     private let download: DownloadOperation?
     private let planner: RowPlanner
+    /// How a local file is hashed; nil without a cache (the digest is then unknown).
+    private let hashing: (any SourceHashing)?
     private let handBack: @Sendable (Job, RowPlan) -> Void
     private let found = Mutex<Handover?>(nil)
 
@@ -33,13 +35,16 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// failed, was cancelled or was served from the cache).
     var handover: Handover? { found.withLock { $0 } }
 
-    /// Identifies `source` (after `download`, for a remote one); `handBack` carries out the
-    /// plan of a job that will not render from these bytes (`Pipeline.carryOut(_:for:)`).
+    /// Identifies `source` (after `download` for a URL, by `hashing` for a local file);
+    /// `handBack` carries out the plan of a job that will not render from these bytes
+    /// (`Pipeline.carryOut(_:for:)`).
     init(source: SourceLocation, download: DownloadOperation?, planner: RowPlanner,
-         cancellation: Cancellation?, handBack: @escaping @Sendable (Job, RowPlan) -> Void) {
+         hashing: (any SourceHashing)?, cancellation: Cancellation?,
+         handBack: @escaping @Sendable (Job, RowPlan) -> Void) {
         self.source = source
         self.download = download
         self.planner = planner
+        self.hashing = hashing
         self.handBack = handBack
         self.cancellation = cancellation
         super.init()
@@ -114,8 +119,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
             if let failure = LocalFileCheck.failure(path: local, src: src, maxBytes: planner.limits.maxInputBytes) {
                 return .failure(failure)
             }
-            let identified = planner.cache?.files.digest(of: local, cancellation: cancellation)
-            FaultInjection.pauseAfterHashing()
+            let identified = hashing?.digest(of: local, cancellation: cancellation)
             return .success(SourceBytes(path: local, digest: identified?.digest, origin: .local,
                                         verified: true, file: nil, stamp: identified?.stamp))
         case .url:
