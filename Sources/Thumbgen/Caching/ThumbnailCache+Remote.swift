@@ -1,9 +1,9 @@
 import Foundation
 
-/// The read-through to the remote cache: the planner asks these instead of the local indexes,
-/// and what the remote serves (checked) is stored locally before it is used, so that the rest
-/// of the run, and the next, find it here. A cache that only looks (`--dry-run`, `explain`)
-/// never asks the remote: it opens no connection.
+/// The read-through to the remote cache: the executor asks it what the planner's `askRemote`
+/// plans name (`pull`), and what the remote serves (checked) is stored locally before it is
+/// used, so that the planner, the rest of the run and the next find it here. A cache that only
+/// looks (`--dry-run`, `explain`) never asks the remote: it opens no connection.
 extension ThumbnailCache {
     /// The remote, when this cache may ask it.
     private var askable: RemoteCache? { layout.looksOnly ? nil : remote }
@@ -38,6 +38,16 @@ extension ThumbnailCache {
         guard let remote = askable, let bytes = remote.blob(digest, maxBytes: maxBytes) else { return false }
         blobs.put(Data(bytes), digest: digest)
         return blobs.contains(digest)
+    }
+
+    /// Asks the remote for what `query` names, when this cache lacks it, and stores what comes
+    /// back here; `maxBytes` bounds a body. What was found is then read from the local cache.
+    func pull(_ query: RemoteQuery, maxBytes: Int64) {
+        switch query {
+        case .output(let key): _ = lookupOutput(key)
+        case .url(let url): _ = urlRecord(url)
+        case .body(let digest): _ = sourceBody(digest, maxBytes: maxBytes)
+        }
     }
 
     /// Whether a URL record's blob may be left on the remote for now: it is fetched only if a

@@ -87,7 +87,10 @@ extension Pipeline {
         guard let batch else { return false }
         let settlements = Settlements()
         var memo = LocalSourceMemo()
-        for request in batch { carryOut(planner.plan(request, memo: &memo), for: request, settling: settlements) }
+        for request in batch {
+            let plan = RemoteAsking.settled(planner.plan(request, memo: &memo), planner: planner) { $0.plan(request) }
+            carryOut(plan, for: request, settling: settlements)
+        }
         settle(settlements)
         // The batch's misses are jobs now: their operations go to the queues at once, not at
         // the reader's next flush (up to 50 ms later while it waits at a full gate, which left

@@ -11,7 +11,7 @@ extension Pipeline {
     /// planning them ends, to settle them together.
     func carryOut(_ plan: RowPlan, for request: ThumbnailRequest, settling batch: Settlements? = nil) {
         switch plan.action {
-        case .fail:
+        case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
             var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
                                           plan.failure ?? ThumbnailFailure(.invalidRow, "\(request.sourceText): no plan"))
             mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
@@ -48,7 +48,7 @@ extension Pipeline {
     /// failure, the cache serving it, or a start again on a new source task.
     func carryOut(_ plan: RowPlan, for job: Job) {
         switch plan.action {
-        case .fail:
+        case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
             job.fail(plan.failure ?? ThumbnailFailure(.invalidRow, "\(job.request.sourceText): no plan"))
         case .keep, .copy:
             guard let record = plan.output else { return job.fail(ThumbnailFailure(

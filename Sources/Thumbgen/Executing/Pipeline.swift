@@ -143,7 +143,8 @@ public final class Pipeline: Sendable {
             // In manifest order, before any later row can ask for a path.
             handOverPlans()
             delivery.claims?.expect(row: request.row, pattern: pattern)
-            return carryOut(planner.plan(request), for: request)
+            return carryOut(RemoteAsking.settled(planner.plan(request), planner: planner) { $0.plan(request) },
+                            for: request)
         }
         check(request, pattern: pattern)
     }

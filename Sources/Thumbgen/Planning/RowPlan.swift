@@ -25,6 +25,10 @@ struct RowPlan: Sendable {
         case revalidate
         /// The row fails before any work: `failure` says why.
         case fail
+        /// The local cache lacks an entry the remote cache may hold (`remoteQuery`): the
+        /// executor asks the remote, then plans the row again. Never made by a planner that
+        /// only looks.
+        case askRemote
     }
 
     /// How a source's bytes are got when the row needs them.
@@ -93,6 +97,8 @@ struct RowPlan: Sendable {
     var freshness: Freshness?
     /// Why the row fails (for `fail`).
     var failure: ThumbnailFailure?
+    /// What to ask the remote cache (for `askRemote`).
+    var remoteQuery: RemoteQuery?
 
     /// A stored URL body's age against its lifetime.
     struct Freshness: Sendable, Equatable {
@@ -114,7 +120,7 @@ struct RowPlan: Sendable {
         case .keep: .keep
         case .copy: .reuse
         case .render, .read: .render
-        case .fetch, .revalidate: .fetch
+        case .fetch, .revalidate, .askRemote: .fetch
         case .fail: nil
         }
     }

@@ -9,6 +9,10 @@ import Foundation
 /// it. A planner that only looks (`--dry-run`, `explain`) hashes such a file itself, so that
 /// what it reports is what a run would do; it writes nothing, marks nothing used and drops
 /// nothing it finds damaged.
+///
+/// Nor does a planner ask the remote cache: where the local cache lacks an entry that a remote
+/// may hold, it plans `askRemote` with the question, the executor asks it (`RemoteAsking`)
+/// and plans the row again with the question in `remoteAsked`.
 struct RowPlanner: Sendable {
     /// The cache; nil with `--no-cache`.
     let cache: ThumbnailCache?
@@ -29,6 +33,9 @@ struct RowPlanner: Sendable {
     /// The warm journal of `--out` (`RowPlanner+Journal.swift`): a row it vouches for is
     /// planned `keep` on `stat`s alone; nil without a cache or an `--out`, and for `explain`.
     var journal: WarmJournal?
+    /// What the executor has already asked the remote cache for this row: the planner then
+    /// plans from what the local cache holds now, as if the remote had nothing more.
+    var remoteAsked: Set<RemoteQuery> = []
 
     /// A planner over `cache` (nil: `--no-cache`) and `outputDirectory` (nil: `warm`), with the
     /// run's `limits` and `--offline`; `journaled` opens `--out`'s warm journal in the cache
@@ -47,6 +54,20 @@ struct RowPlanner: Sendable {
 
     /// Whether this planner only looks (`--dry-run`, `explain`).
     var looksOnly: Bool { cache?.layout.looksOnly ?? true }
+
+    /// Whether a plan may ask the remote cache `query`: there is one to ask (never for a
+    /// planner that only looks), and the executor has not asked it yet for this row.
+    private func mayAsk(_ query: RemoteQuery) -> Bool {
+        cache?.bodiesMayBeRemote == true && !remoteAsked.contains(query)
+    }
+
+    /// `plan`, turned into a question for the remote cache.
+    private func askRemote(_ query: RemoteQuery, _ plan: RowPlan) -> RowPlan {
+        var plan = plan
+        plan.action = .askRemote
+        plan.remoteQuery = query
+        return plan
+    }
 
     /// A source whose bytes a run has in hand: their digest, and how they were got.
     struct Identified: Sendable {
@@ -125,6 +146,7 @@ struct RowPlanner: Sendable {
             return plan
         }
         let decision = sourceStep(url: url, maxAge: request.maxAge, cache: cache)
+        if let query = decision.ask { return askRemote(query, plan) }
         plan.cachedSource = request.maxAge < 0 ? .neverStored : decision.freshness == nil ? .urlNotStored : .urlStored
         plan.reasons += decision.reasons
         plan.freshness = decision.freshness
@@ -144,8 +166,8 @@ struct RowPlanner: Sendable {
             var planned = planOutput(request, plan)
             // A body the remote cache still holds is brought here only now that a render
             // needs it; one it cannot give is downloaded.
-            if cache.bodiesMayBeRemote, planned.action == .render,
-               !cache.sourceBody(record.digest, maxBytes: limits.maxInputBytes) {
+            if cache.bodiesMayBeRemote, planned.action == .render, !cache.blobs.contains(record.digest) {
+                if mayAsk(.body(digest: record.digest)) { return askRemote(.body(digest: record.digest), planned) }
                 planned.action = .fetch
                 planned.step = .fetch
                 note(&planned, "the stored body is neither here nor on the remote cache: it is downloaded")
@@ -178,21 +200,23 @@ struct RowPlanner: Sendable {
 
     /// How a URL's bytes are got, as the row's `max_age` and `--offline` allow; nil when they
     /// cannot be (offline, nothing stored).
+    /// `ask` is set instead when the remote cache must be asked first.
     private func sourceStep(url: String, maxAge: Int, cache: ThumbnailCache)
-        -> (step: RowPlan.SourceStep?, reasons: [String], freshness: RowPlan.Freshness?)
+        -> (step: RowPlan.SourceStep?, reasons: [String], freshness: RowPlan.Freshness?, ask: RemoteQuery?)
     {
         func why(_ reason: @autoclosure () -> String) -> [String] { explains ? [reason()] : [] }
         guard maxAge >= 0 else {
-            return (offline ? nil : .fetch, why("max_age \(maxAge): the source is never read from the cache"), nil)
+            return (offline ? nil : .fetch, why("max_age \(maxAge): the source is never read from the cache"), nil, nil)
         }
-        guard let record = cache.urlRecord(url) else {
-            return (offline ? nil : .fetch, why("the cache holds no body for this URL"), nil)
+        guard let record = cache.urls.record(url) else {
+            if mayAsk(.url(url)) { return (nil, [], nil, .url(url)) }
+            return (offline ? nil : .fetch, why("the cache holds no body for this URL"), nil, nil)
         }
         // With a remote cache, the body may be there only: a fresh record is used without
         // it, and the body is brought when a row needs its bytes.
         let bodyHere = cache.blobs.contains(record.digest)
         guard bodyHere || cache.bodiesMayBeRemote else {
-            return (offline ? nil : .fetch, why("the cache's record names a body that is gone"), nil)
+            return (offline ? nil : .fetch, why("the cache's record names a body that is gone"), nil, nil)
         }
         let age = now() - record.storedAt
         let fromRow = maxAge > 0
@@ -205,23 +229,24 @@ struct RowPlanner: Sendable {
                 + (fromRow ? "(max_age)" : "(the response's Cache-Control or Expires)")
         }
         if freshness.fresh {
-            return (.stored(record), why(arithmetic() + ": fresh, no request"), freshness)
+            return (.stored(record), why(arithmetic() + ": fresh, no request"), freshness, nil)
         }
         if offline {
-            return (.stored(record), why(arithmetic() + ": stale, but --offline uses it"), freshness)
+            return (.stored(record), why(arithmetic() + ": stale, but --offline uses it"), freshness, nil)
         }
-        guard bodyHere || cache.sourceBody(record.digest, maxBytes: limits.maxInputBytes) else {
+        if !bodyHere, mayAsk(.body(digest: record.digest)) { return (nil, [], nil, .body(digest: record.digest)) }
+        guard bodyHere else {
             return (.fetch, why(arithmetic() + ": stale, and the body is neither here nor on the remote cache"),
-                    freshness)
+                    freshness, nil)
         }
         guard record.hasValidators else {
-            return (.fetch, why(arithmetic() + ": stale, and without a validator it is downloaded again"), freshness)
+            return (.fetch, why(arithmetic() + ": stale, and without a validator it is downloaded again"), freshness, nil)
         }
         var headers: [String] = []
         if let etag = record.etag { headers.append("If-None-Match: \(etag)") }
         if let lastModified = record.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
         return (.revalidate(record, headers: headers),
-                why(arithmetic() + ": stale; the server is asked (\(headers.joined(separator: ", ")))"), freshness)
+                why(arithmetic() + ": stale; the server is asked (\(headers.joined(separator: ", ")))"), freshness, nil)
     }
 
     /// With the source's digest known: keep, copy or render the output (under `key`, when the
@@ -234,7 +259,10 @@ struct RowPlanner: Sendable {
         let key = key ?? OutputKey(sourceDigest: digest, request: request, strictness: limits.strictness)
         plan.key = key
         let record: OutputRecord
-        let (lookup, recordStamp) = cache.lookupOutput(key.digest)
+        let (lookup, recordStamp) = cache.outputs.lookupStamped(key.digest)
+        if case .found = lookup {} else if mayAsk(.output(key: key.digest)) {
+            return askRemote(.output(key: key.digest), plan)
+        }
         switch lookup {
         case .absent:
             plan.cached = .absent

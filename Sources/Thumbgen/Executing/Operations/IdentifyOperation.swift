@@ -82,7 +82,10 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// Plans `job` again now that its source's digest is known; hands back a job whose plan
     /// no longer renders from these bytes, and says whether it still does.
     private func rendersFromTheseBytes(_ job: Job, digest: String, origin: SourceOrigin) -> Bool {
-        let plan = planner.plan(job.request, identified: .init(digest: digest, origin: origin))
+        let identified = RowPlanner.Identified(digest: digest, origin: origin)
+        let plan = RemoteAsking.settled(planner.plan(job.request, identified: identified), planner: planner) {
+            $0.plan(job.request, identified: identified)
+        }
         job.replan(plan)
         guard plan.action == .render else {
             handBack(job, plan)
@@ -102,7 +105,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
                                           + "damaged and could not be dropped; run `thumbgen cache verify`"))
                 continue
             }
-            var plan = planner.plan(job.request)
+            var plan = RemoteAsking.settled(planner.plan(job.request), planner: planner) { $0.plan(job.request) }
             plan.reasons.insert("the stored body was damaged and has been dropped", at: 0)
             job.replan(plan)
             handBack(job, plan)
