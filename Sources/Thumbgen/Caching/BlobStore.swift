@@ -3,8 +3,9 @@ import Foundation
 /// Bytes stored under the SHA-256 of their content: source images and rendered outputs.
 ///
 /// A blob is checked against its name whenever it is served, and one that does not match
-/// (a flipped bit, a torn copy from another machine) is removed and reported missing, so the
-/// caller rebuilds it: damaged bytes are never handed on.
+/// (a flipped bit, a torn copy from another machine) is reported missing, so the caller rebuilds
+/// it: damaged bytes are never handed on. Serving deletes nothing: `put` replaces a damaged
+/// copy, and the executor's `verifyFile` drops a stored source it finds damaged.
 struct BlobStore: Sendable {
     let layout: CacheLayout
 
@@ -33,12 +34,10 @@ struct BlobStore: Sendable {
         return layout.place(file, at: target) ? target : nil
     }
 
-    /// The blob's bytes, checked against its digest; nil (and the blob removed) when they do
-    /// not match, nil when it is missing.
+    /// The blob's bytes, checked against its digest; nil when they do not match (the blob is
+    /// left for `put`, which replaces a damaged copy, or `cache verify`) or it is missing.
     func verifiedData(_ digest: String) -> Data? {
-        guard let (bytes, _) = layout.readMarkingUsed(path(digest)) else { return nil }
-        guard ContentDigest.of(bytes) == digest else {
-            layout.remove(path(digest))
+        guard let (bytes, _) = layout.readMarkingUsed(path(digest)), ContentDigest.of(bytes) == digest else {
             return nil
         }
         return Data(bytes)

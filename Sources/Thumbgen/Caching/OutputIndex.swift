@@ -18,17 +18,18 @@ struct OutputIndex: Sendable {
     enum Lookup {
         case found(OutputRecord)
         case absent
-        /// A record is there but does not decode (dropped, unless the cache only looks).
+        /// A record is there but does not decode: never served, and left for the render that
+        /// replaces it (or `cache verify`) to remove; a lookup deletes nothing.
         case damaged
     }
 
-    /// The record for `key`, or nil when there is none or it is damaged (then it is removed).
+    /// The record for `key`, or nil when there is none or it is damaged.
     func record(_ key: String) -> OutputRecord? {
         if case .found(let record) = lookup(key) { return record }
         return nil
     }
 
-    /// What is stored under `key`; a damaged record is removed unless the cache only looks.
+    /// What is stored under `key`.
     func lookup(_ key: String) -> Lookup {
         lookupStamped(key).lookup
     }
@@ -38,10 +39,7 @@ struct OutputIndex: Sendable {
     func lookupStamped(_ key: String) -> (lookup: Lookup, stamp: FileStamp?) {
         let path = layout.path(.outputs, key)
         guard let (bytes, _, stamp) = layout.readStamped(path) else { return (.absent, nil) }
-        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else {
-            layout.remove(path)
-            return (.damaged, nil)
-        }
+        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else { return (.damaged, nil) }
         return (.found(record), stamp)
     }
 

@@ -12,7 +12,8 @@ public struct CacheError: Error, CustomStringConvertible, Equatable {
 ///
 /// Every entry is one file put in place by rename, so the directory is safe to share between
 /// processes running at once and to lose at any moment; damaged entries are found by their
-/// digests and checksums and dropped, never served.
+/// digests and checksums and never served; the entry a run writes in their place replaces
+/// them, and `cache verify` removes what is left.
 public final class ThumbnailCache: Sendable {
     /// The cache directory.
     public let directory: URL
@@ -80,19 +81,15 @@ public final class ThumbnailCache: Sendable {
 
     /// The cached output for `key`, if its record is sound. Its blob is not looked at here: a
     /// file under `--out` that already holds these bytes needs none, and `outputData` checks
-    /// the blob (and drops the record if it is gone) when the bytes are needed.
+    /// the blob when the bytes are needed.
     func output(_ key: String) -> OutputRecord? {
         outputs.record(key)
     }
 
-    /// The bytes of a cached output, checked; nil (and the entry dropped) when they are
-    /// damaged or gone, so that the caller renders it again.
+    /// The bytes of a cached output, checked; nil when they are damaged or gone, so that the
+    /// caller renders it again (and its store replaces the entry: nothing is deleted here).
     func outputData(_ record: OutputRecord, key: String) -> Data? {
-        guard let data = blobs.verifiedData(record.sha256) else {
-            outputs.remove(key)
-            return nil
-        }
-        return data
+        blobs.verifiedData(record.sha256)
     }
 
     /// Stores a rendered output under `key`: the bytes first, then the record that names them,

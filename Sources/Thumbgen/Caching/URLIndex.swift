@@ -33,14 +33,12 @@ struct URLIndex: Sendable {
 
     private func path(_ url: String) -> String { layout.path(.urls, Self.name(for: url)) }
 
-    /// The record for `url`, or nil when there is none (a damaged one is removed).
+    /// The record for `url`, or nil when there is none or it is damaged (left for the fetch that
+    /// replaces it, or `cache verify`: a lookup deletes nothing).
     func record(_ url: String) -> URLRecord? {
         let path = path(url)
         guard let (bytes, _) = layout.readMarkingUsed(path) else { return nil }
-        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode), record.url == url else {
-            layout.remove(path)
-            return nil
-        }
+        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode), record.url == url else { return nil }
         return record
     }
 

@@ -47,9 +47,9 @@ struct RowPlan: Sendable {
     enum CachedOutput: String, Sendable {
         /// No record under the key.
         case absent
-        /// A record that does not decode (dropped by a run).
+        /// A record that does not decode (replaced when the run renders the output).
         case damagedRecord = "damaged_record"
-        /// A sound record whose bytes are missing or damaged (dropped by a run).
+        /// A sound record whose bytes are missing or damaged (replaced when the run renders it).
         case damagedBytes = "damaged_bytes"
         /// A sound record and sound bytes.
         case present
