@@ -181,6 +181,6 @@ final class Job: Sendable {
     /// dependency leaves a dangling pointer in that dependency, which crashes when it
     /// finishes.) Work already running is stopped by the run's `Cancellation`.
     func cancel() {
-        fail(ThumbnailFailure(.cancelled, "\(request.sourceText): cancelled"))
+        fail(.cancelled(request.sourceText))
     }
 }

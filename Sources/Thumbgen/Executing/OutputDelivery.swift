@@ -67,8 +67,7 @@ struct OutputDelivery: Sendable {
             case .identical:
                 return .success(found)
             case .conflict(let other):
-                return .failure(ThumbnailFailure(.outputConflict, "\(found.src): row "
-                    + "\(other) writes other bytes to \(path); give one of them another out"))
+                return .failure(.outputConflict(found.src, other: other, path: path))
             }
         }
         let decision = claims.claim(row: request.row, path: path, sha256: record.sha256) {
@@ -85,9 +84,7 @@ struct OutputDelivery: Sendable {
                               cache: ThumbnailCache?, key: OutputKey?, isWanted: () -> Bool,
                               placing: AtomicFileWriter.Placement, to path: String,
                               with writer: AtomicFileWriter) -> Result<RowResult, ThumbnailFailure> {
-        guard isWanted() else {
-            return .failure(ThumbnailFailure(.cancelled, "\(result.src): cancelled"))
-        }
+        guard isWanted() else { return .failure(.cancelled(result.src)) }
         let cached: () -> Data? = { key.flatMap { cache?.outputData(record, key: $0.digest) } }
         var result = result
         do {
@@ -100,17 +97,15 @@ struct OutputDelivery: Sendable {
                 data = cached()
             }
             guard let data else {
-                return .failure(ThumbnailFailure(.writeFailed, "\(result.src): \(path) changed while "
-                                                 + "the row waited for it, and the cached output is gone; run again"))
+                return .failure(.changedWhileWaiting(result.src, path: path))
             }
             guard let outcome = try writer.write(data, to: path, placing: placing) else {
-                return .failure(ThumbnailFailure(.cancelled, "\(result.src): cancelled"))
+                return .failure(.cancelled(result.src))
             }
             result.status = outcome == .written ? .written : .unchanged
             return .success(result)
         } catch {
-            return .failure(ThumbnailFailure(error.escaped ? .outputEscapes : .writeFailed,
-                                             "\(result.src): \(error.description)"))
+            return .failure(.notWritten(result.src, error))
         }
     }
 }

@@ -13,7 +13,7 @@ extension Pipeline {
         switch plan.action {
         case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
             var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
-                                          plan.failure ?? ThumbnailFailure(.invalidRow, "\(request.sourceText): no plan"))
+                                          plan.failure ?? .noPlan(request.sourceText))
             mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
             // Settled at once: the row never claimed a path, and rows behind it in the batch
             // may wait on its pattern.
@@ -49,10 +49,9 @@ extension Pipeline {
     func carryOut(_ plan: RowPlan, for job: Job) {
         switch plan.action {
         case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
-            job.fail(plan.failure ?? ThumbnailFailure(.invalidRow, "\(job.request.sourceText): no plan"))
+            job.fail(plan.failure ?? .noPlan(job.request.sourceText))
         case .keep, .copy:
-            guard let record = plan.output else { return job.fail(ThumbnailFailure(
-                .writeFailed, "\(job.request.sourceText): the cached output went missing")) }
+            guard let record = plan.output else { return job.fail(.cachedOutputMissing(job.request.sourceText)) }
             job.moveOn()
             job.recordOutputFromCache()
             delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,

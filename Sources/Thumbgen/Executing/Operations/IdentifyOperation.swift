@@ -101,8 +101,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
         if case .url(let url) = source { cache.urls.remove(url.absoluteString) }
         for job in jobs {
             guard job.startsAgain() else {
-                job.fail(ThumbnailFailure(.writeFailed, "\(job.request.sourceText): the cached copy is "
-                                          + "damaged and could not be dropped; run `thumbgen cache verify`"))
+                job.fail(.damagedCopyKept(job.request.sourceText))
                 continue
             }
             var plan = RemoteAsking.settled(planner.plan(job.request), planner: planner) { $0.plan(job.request) }
@@ -129,7 +128,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
             if let started = download?.started { jobs.forEach { $0.record(\.download, since: started) } }
             switch download?.result {
             case nil:
-                return .failure(ThumbnailFailure(.cancelled, "\(src): cancelled"))
+                return .failure(.cancelled(src))
             case .failure(let failure):
                 let info = RowResult.HTTPInfo(status: failure.status, bytes: 0, attempts: failure.attempts)
                 jobs.forEach { $0.record(http: info) }

@@ -33,7 +33,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
         // a source that hangs every render costs two deadlines, not one per row.
         for attempt in 0..<2 {
             let ending = send(pending, src: src, bytes: handover.bytes)
-            guard let failure = failure(for: ending, src: src) else { break }
+            guard let failure = ThumbnailFailure.unitEnded(ending, src: src) else { break }
             let open = pending.filter { !$0.isFinished && encoded(for: $0) == nil }
             guard let row = ending.place?.row, pending.indices.contains(row), attempt == 0 else {
                 open.forEach { $0.fail(failure) }
@@ -53,7 +53,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
             worker = try workers.checkout()
         } catch {
             if cancellation?.isCancelled == true { return .cancelled }
-            jobs.forEach { $0.fail(ThumbnailFailure(.crashed, "\(src): no worker process could be started: \(error)")) }
+            jobs.forEach { $0.fail(.workerNotStarted(src, error)) }
             return .done
         }
         let unit = WorkerProtocol.Unit(path: bytes.path, rows: jobs.enumerated().map { index, job in
@@ -68,8 +68,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
                 },
                 failure: { failure in
                     guard jobs.indices.contains(failure.row) else { return }
-                    let message = failure.message.replacingOccurrences(of: WorkerProtocol.sourcePlaceholder, with: src)
-                    jobs[failure.row].fail(ThumbnailFailure(failure.code, message))
+                    jobs[failure.row].fail(.reported(failure, src: src))
                 },
                 loaded: { loaded in
                     guard jobs.indices.contains(loaded.row) else { return }
@@ -80,7 +79,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
         if case .done = ending {
             // Every row has its output or its failure; one without is a worker's bug.
             for job in jobs where !job.isFinished && encoded(for: job) == nil {
-                job.fail(ThumbnailFailure(.encodeFailed, "\(src): the worker made no output"))
+                job.fail(.workerMadeNoOutput(src))
             }
         }
         return ending
@@ -93,27 +92,5 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
         guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: limits.strictness)
         else { return }
         keep(encoded, for: job)
-    }
-
-    /// What the rows still open fail with, after the unit ended as `ending`.
-    private func failure(for ending: UnitConversation.Ending, src: String) -> ThumbnailFailure? {
-        switch ending {
-        case .done:
-            return nil
-        case .cancelled:
-            return ThumbnailFailure(.cancelled, "\(src): cancelled")
-        case .died(let exit, let place):
-            return ThumbnailFailure(.crashed, "\(src): the worker process died of \(exit.description) "
-                                    + "while \(place.stage.gerund) this source; the run went on with a new one")
-        case .overran(let place, let seconds):
-            return ThumbnailFailure(.timeout, "\(src): \(place.stage.gerund) ran past the \(seconds.formatted()) s "
-                                    + "limit (--timeout); the worker was stopped")
-        case .outgrew(let limit, let estimate, let place):
-            let stage = place.stage
-            let guess = estimate.map { ", against an estimate of \(MemoryBudget.text($0)) from its header" } ?? ""
-            return ThumbnailFailure(.tooLarge, "\(src): the worker passed its memory limit of "
-                                    + "\(MemoryBudget.text(limit)) while \(stage.gerund) this source\(guess) "
-                                    + "(--max-memory)")
-        }
     }
 }

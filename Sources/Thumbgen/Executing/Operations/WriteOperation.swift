@@ -37,7 +37,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
         guard let encoded = encoded() else {
             // Every render ends its row or leaves an output; this keeps "every row ends" true
             // whatever a future render path forgets.
-            return job.fail(ThumbnailFailure(.encodeFailed, "\(job.request.sourceText): no output was made"))
+            return job.fail(.noOutputMade(job.request.sourceText))
         }
         let start = ContinuousClock.now
         // Hashed here, once, whichever process rendered it.
