@@ -4,7 +4,8 @@ import Testing
 @testable import Thumbgen
 
 /// A local source rewritten between its hashing and its decoding never has its new pixels
-/// cached under its old digest. Run in process: the pipeline hashes through a double of its
+/// cached under its old digest. Run in process, with the decode in this process and in worker
+/// processes (the command line's default): the pipeline hashes through a double of its
 /// `SourceHashing` capability that rewrites the file right after the hash, so the window is
 /// hit every time, with no pause and no polling.
 @Suite("Cache: a source rewritten while it is read")
@@ -37,10 +38,11 @@ struct SourceChangedTests {
 
     /// Runs one row, `photo.png` to `out.png`, through a pipeline over the cache at `cache`,
     /// hashing with `hashing` (nil: the cache's own); its result.
-    static func run(_ folder: TemporaryDirectory, cache: ThumbnailCache,
+    static func run(_ folder: TemporaryDirectory, cache: ThumbnailCache, isolation: WorkerIsolation?,
                     hashing: (any SourceHashing)?) throws -> RowResult {
         var configuration = PipelineConfiguration(outputDirectory: folder.file("out"))
         configuration.cache = cache
+        configuration.isolation = isolation
         configuration.sourceHashing = hashing
         let collector = ResultCollector()
         let pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
@@ -51,8 +53,10 @@ struct SourceChangedTests {
         return try #require(collector.all.first)
     }
 
-    @Test("A file rewritten after hashing fails its row, and the old content later gets its own pixels")
-    func rewrittenAfterHashing() throws {
+    @Test("A file rewritten after hashing fails its row, and the old content later gets its own pixels",
+          arguments: ["workers", "none"])
+    func rewrittenAfterHashing(isolation mode: String) throws {
+        let isolation = mode == "workers" ? WorkerIsolation(executable: try #require(TestPaths.thumbgen).path) : nil
         let folder = try TemporaryDirectory("source-changed")
         let original = try RawImage.quadrants(width: 64, height: 48).encoded(as: .png)
         let rewritten = try RawImage.quadrants(width: 64, height: 48, [.blue, .blue, .blue, .blue]).encoded(as: .png)
@@ -63,7 +67,7 @@ struct SourceChangedTests {
         let cache = try ThumbnailCache(directory: folder.file("cache"))
         let hasher = RewritingHasher(files: cache.files, rewrite: rewritten)
 
-        let result = try Self.run(folder, cache: cache, hashing: hasher)
+        let result = try Self.run(folder, cache: cache, isolation: isolation, hashing: hasher)
         #expect(hasher.hashes == 1)
         #expect(result.status == .failed, "\(result)")
         #expect(result.error?.code == .sourceUnreadable, "\(result)")
@@ -72,7 +76,7 @@ struct SourceChangedTests {
 
         // The original bytes again: whatever the cache holds for their digest is their picture.
         try original.write(to: source)
-        let again = try Self.run(folder, cache: cache, hashing: nil)
+        let again = try Self.run(folder, cache: cache, isolation: isolation, hashing: nil)
         #expect(again.status == .written, "\(again)")
         let pixels = try PixelImage.load(folder.file("out/out.png"))
         #expect(pixels.pixel(4, 4, is: .red), "\(pixels.pixel(4, 4))")

@@ -21,6 +21,11 @@ struct OutputIndex: Sendable {
         /// A record is there but does not decode: never served, and left for the render that
         /// replaces it (or `cache verify`) to remove; a lookup deletes nothing.
         case damaged
+
+        /// Whether a sound record was found.
+        var isFound: Bool {
+            if case .found = self { true } else { false }
+        }
     }
 
     /// The record for `key`, or nil when there is none or it is damaged.

@@ -6,11 +6,6 @@ import Foundation
 /// with its plans, the imaging's from `SourceRender`, the parser's as `RowError`s; a job ends
 /// with any of them through `Job.fail`.)
 extension ThumbnailFailure {
-    /// The row was cancelled before it ended.
-    static func cancelled(_ src: String) -> ThumbnailFailure {
-        ThumbnailFailure(.cancelled, "\(src): cancelled")
-    }
-
     /// A plan that says `fail` without saying why (never made by the planner).
     static func noPlan(_ src: String) -> ThumbnailFailure {
         ThumbnailFailure(.invalidRow, "\(src): no plan")

@@ -32,7 +32,7 @@ final class RowLedger: Sendable {
     /// Ends each of `indices` as cancelled.
     func cancel(_ indices: [Int]) {
         for index in indices {
-            fail(index, ThumbnailFailure(.cancelled, "\(rows[index].sourceText): cancelled"))
+            fail(index, .cancelled(rows[index].sourceText))
         }
     }
 

@@ -82,18 +82,19 @@ struct SourceRender: Sendable {
         guard !open.isEmpty else { return }
         if cancellation?.isCancelled == true { return ledger.cancel(open) }
         let started = ContinuousClock.now
+        let failEvery: @Sendable (ImagingError) -> Void = { error in
+            for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
+        }
         let queue: RowQueue
         // Opening (the sniff and the header) and decoding are one stage under `--timeout`;
         // one that ignores the deadline still ends its rows on time (StageWatch).
         do {
             queue = try StageWatch.run("open", seconds: decoder.limits.seconds, cancellation: cancellation,
-                                          onOverrun: { error in
-                for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
-            }) { watch throws(ImagingError) in
+                                       onOverrun: failEvery) { watch throws(ImagingError) in
                 RowQueue(try prepare(path, rows: rows, open: open, listener: listener, watch: watch))
             }
         } catch {
-            for index in open { ledger.fail(index, .imaging(error, src: rows[index].sourceText, stage: .decodeFailed)) }
+            failEvery(error)
             return VipsRuntime.releaseThreadResources()
         }
         // libvips keeps each thread's buffers of the images it evaluated until told: let them
@@ -190,7 +191,7 @@ struct SourceRender: Sendable {
     /// `onOverrun` ends the row when the check itself ignores its deadline.
     private func failure(after error: ImagingError, decoded: DecodedImage, src: String,
                          onOverrun: @escaping @Sendable (ImagingError) -> Void) -> ThumbnailFailure {
-        if cancellation?.isCancelled == true { return ThumbnailFailure(.cancelled, "\(src): cancelled") }
+        if cancellation?.isCancelled == true { return .cancelled(src) }
         if case .timedOut = error { return .imaging(error, src: src, stage: .encodeFailed) }
         guard let faultCheck = decoded.faultCheck else { return .imaging(error, src: src, stage: .encodeFailed) }
         // The check gets a deadline of its own: the render's may be spent.

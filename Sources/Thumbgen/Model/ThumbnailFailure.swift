@@ -55,4 +55,9 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
         self.code = code
         self.message = message
     }
+
+    /// The failure of a row cancelled before it ended, whatever stage it was in.
+    static func cancelled(_ src: String) -> ThumbnailFailure {
+        ThumbnailFailure(.cancelled, "\(src): cancelled")
+    }
 }

@@ -260,9 +260,8 @@ struct RowPlanner: Sendable {
         plan.key = key
         let record: OutputRecord
         let (lookup, recordStamp) = cache.outputs.lookupStamped(key.digest)
-        if case .found = lookup {} else if mayAsk(.output(key: key.digest)) {
-            return askRemote(.output(key: key.digest), plan)
-        }
+        let remoteQuery = RemoteQuery.output(key: key.digest)
+        if !lookup.isFound, mayAsk(remoteQuery) { return askRemote(remoteQuery, plan) }
         switch lookup {
         case .absent:
             plan.cached = .absent
