@@ -4,7 +4,9 @@ import PackageDescription
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
 /// (`thumbgen`) over it; libvips and libcurl are reached only through the `CVips` and `CCurl`
 /// system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
-/// `CJPEGWriter` is the one C source file: a JPEG writer that needs libjpeg's setjmp errors.
+/// two C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
+/// libjpeg's setjmp errors, and `CWebPScale`, one decode of a lossy WebP shared by every size
+/// made from it (an area average per size, a loop Swift would run slower).
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -34,10 +36,15 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         .target(
+            name: "CWebPScale",
+            linkerSettings: [.linkedLibrary("webp")]
+        ),
+        .target(
             name: "Thumbgen",
             dependencies: [
                 "CVips",
                 "CJPEGWriter",
+                "CWebPScale",
                 "CCurl",
                 "CSystem",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -57,7 +64,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbgenTests",
-            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter"],
+            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter", "CWebPScale"],
             exclude: ["Support/fault_server.py", "Support/moto_server.py"]
         ),
     ]

@@ -3,10 +3,12 @@
 // Swift cannot call C variadic functions, and most libvips operations take their optional
 // arguments as a NULL-terminated variadic list. Each shim below fixes one such call to the
 // arguments thumbgen uses, so that the Swift layer (Sources/Thumbgen/Imaging) sees ordinary
-// functions. Every shim is one call; policy lives in Swift. Returned images are new references
+// functions. Every shim is one call (one loop, to copy an image's metadata); policy lives in Swift. Returned images are new references
 // that the caller owns (and releases with g_object_unref).
 #ifndef THUMBGEN_CVIPS_SHIM_H
 #define THUMBGEN_CVIPS_SHIM_H
+
+#include <string.h>
 
 #include <vips/vips.h>
 #include <vips/vector.h>
@@ -32,6 +34,35 @@ static inline void tg_silence_warnings(void) {
 }
 
 // MARK: - Loading
+
+/// Copies one metadata item of an image onto `target` (a `VipsImage *`), skipping the fields
+/// every image has of its own (size, bands, format, ...) and the page height of `image`'s size.
+static inline void *tg_copy_metadata_item(VipsImage *image, const char *name, GValue *value,
+                                          void *target) {
+    static const char *own[] = {"width", "height", "bands", "format", "coding", "interpretation",
+                                "xoffset", "yoffset", "xres", "yres", "filename", "page-height",
+                                NULL};
+    for (int i = 0; own[i]; i++) {
+        if (strcmp(name, own[i]) == 0) return NULL;
+    }
+    vips_image_set((VipsImage *) target, name, value);
+    return NULL;
+}
+
+/// An sRGB image of interleaved 8-bit pixels copied from `pixels`, carrying the metadata of
+/// `like` (the header image of the file they were decoded from: its ICC profile, EXIF,
+/// orientation, resolution, loader), as the loader itself would have given it at this size.
+static inline VipsImage *tg_image_from_pixels(const void *pixels, size_t length, int width,
+                                              int height, int bands, VipsImage *like) {
+    VipsImage *out = vips_image_new_from_memory_copy(pixels, length, width, height, bands,
+                                                     VIPS_FORMAT_UCHAR);
+    if (!out) return NULL;
+    out->Type = VIPS_INTERPRETATION_sRGB;
+    out->Xres = like->Xres;
+    out->Yres = like->Yres;
+    vips_image_map(like, tg_copy_metadata_item, out);
+    return out;
+}
 
 /// Opens `path` with the loader named `loader` (`jpegload`, `pngload`, ...) and no other.
 /// Unlike vips_image_new_from_file, this runs no format sniffer: thumbgen names the format from

@@ -46,7 +46,7 @@ struct SharedRenderIdentityTests {
         Recipe(size: "48", format: "jpeg"), Recipe(size: "48", format: "webp"),
     ]
 
-    @Test("Stills (JPEG, 8-bit PNG with alpha, 16-bit PNG, WebP) and an animated GIF, every recipe",
+    @Test("Stills (JPEG, 8-bit PNG with alpha, 16-bit PNG, lossy WebP with and without alpha) and an animated GIF, every recipe",
           arguments: ["workers", "none"])
     func togetherEqualsAlone(isolation: String) async throws {
         let space = try Workspace()
@@ -140,12 +140,13 @@ struct SharedRenderIdentityTests {
         }
         translucent.pixels = rgba
         try space.fixture(translucent, "alpha.png", as: .png)
+        try space.fixture(translucent, "veil.webp", as: .webp)
         _ = try space.folder.write(try deepPNG(width: 900, height: 700), to: "deep.png")
         let strip = RawImage(width: 96, height: 64 * 4) { x, y in
             Colour(r: UInt8((x * 2 + y) % 256), g: UInt8(y / 64 * 60), b: UInt8(x % 256))
         }
         _ = try space.folder.write(try strip.encodedAnimation(pageHeight: 64, as: .gif), to: "frames.gif")
-        return [("photo.jpg", stills), ("banner.webp", stills), ("alpha.png", stills),
+        return [("photo.jpg", stills), ("banner.webp", stills), ("alpha.png", stills), ("veil.webp", stills),
                 ("deep.png", stills), ("frames.gif", animations)]
     }
 

@@ -5,7 +5,8 @@
 /// loader reduces to (JPEG and WebP shrink on load), × the frames kept, × bands (3, or 4 with
 /// alpha), × bytes per band (1, or 2 beyond 8 bits). It is an upper bound for a streamed
 /// decode, which holds strips of it, and about right for one held in memory (shared by
-/// several rows, turned upright, or animated).
+/// several rows, turned upright, or animated), plus a still WebP's planes where its rows share
+/// them.
 struct DecodeEstimate: Codable, Sendable {
     /// The estimated bytes.
     var bytes: Int64
@@ -24,7 +25,13 @@ struct DecodeEstimate: Codable, Sendable {
             let frames = group.allFrames ? Double(header.frames) : 1
             return width * height * frames * bands * depth
         }.max() ?? 0
-        return DecodeEstimate(bytes: Int64(min(largest, Double(Int64.max / 2))),
+        // A still WebP's rows at up to half size share its planes (`WebPPlanes`): full-size Y
+        // and alpha, half-size U and V, held while the rows' images are made from them.
+        let sharesPlanes = header.loader == "webpload"
+            && groups.contains { !$0.allFrames && $0.scale <= WebPPlanes.largestScale }
+        let planes = sharesPlanes
+            ? Double(header.orientedWidth) * Double(header.orientedHeight) * (header.hasAlpha ? 2.5 : 1.5) : 0
+        return DecodeEstimate(bytes: Int64(min(largest + planes, Double(Int64.max / 2))),
                                        width: header.orientedWidth, height: header.orientedHeight)
     }
 }

@@ -19,6 +19,9 @@ struct SourceDecoder: Sendable {
         /// A HEIF's embedded thumbnail, as a fraction of the primary image's width; nil
         /// without one.
         var heifThumbnailScale: Double?
+        /// A still WebP's planes, decoded once for all its rows at up to half size
+        /// (`WebPPlanes`); nil for other formats.
+        var webpPlanes: SharedWebPPlanes?
     }
 
     /// Reads a file's header, sniffing its format by content; fails when one frame is over the
@@ -32,6 +35,9 @@ struct SourceDecoder: Sendable {
            let width = VipsImageRef.heifThumbnailWidth(path: path, strictness: limits.strictness),
            width < image.width {
             opened.heifThumbnailScale = Double(width) / Double(image.width)
+        }
+        if header.loader == "webpload", header.frames == 1 {
+            opened.webpPlanes = SharedWebPPlanes(path: path)
         }
         return opened
     }
@@ -62,6 +68,7 @@ struct SourceDecoder: Sendable {
         let strictness = limits.strictness
         let reopen = access != .sequential || allFrames
         var image = source.image
+        var isInMemory = false
         switch header.loader {
         case "jpegload":
             let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale, mode: shrinkOnLoad)
@@ -71,7 +78,10 @@ struct SourceDecoder: Sendable {
             }
         case "webpload":
             let scale = ShrinkOnLoad.webpScale(requiredScale: requiredScale)
-            if scale < 1 || reopen {
+            if !allFrames, scale <= WebPPlanes.largestScale, let planes = source.webpPlanes?.planes() {
+                image = try planes.image(at: scale, like: source.image)
+                isInMemory = true
+            } else if scale < 1 || reopen {
                 image = try VipsImageRef.loadWebP(path: path, scale: scale, allFrames: allFrames,
                                                   access: access, strictness: strictness)
             }
@@ -88,7 +98,7 @@ struct SourceDecoder: Sendable {
             image = try image.autorotated()
         }
         return DecodedImage(image: image, header: header, frames: allFrames ? header.frames : 1,
-                            path: path)
+                            isInMemory: isInMemory, path: path)
     }
 
     /// The error a full read of the file's pixels meets, or nil when they decode. Used after a

@@ -157,7 +157,7 @@ extension SourceRender {
         do {
             var decoded = try decoder.decode(opened, requiredScale: scale, shrinkOnLoad: shrinkOnLoad,
                                              allFrames: allFrames)
-            if readsApart(decoded) {
+            if !decoded.isInMemory, readsApart(decoded) {
                 let own = try decoded.image.copied()
                 watch.enter("decode", evaluating: own)
                 let pixels = try own.copiedToMemory()

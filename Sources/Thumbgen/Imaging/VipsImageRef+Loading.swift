@@ -47,6 +47,19 @@ extension VipsImageRef {
         }
     }
 
+    /// An sRGB image of the interleaved 8-bit `pixels` (`bands` of them a pixel, rows of
+    /// `width` with no padding), copied, with the metadata of `source` (the header image of the
+    /// file they were decoded from): what its loader would have opened at this size.
+    static func fromPixels(_ pixels: UnsafeRawBufferPointer, width: Int, height: Int, bands: Int,
+                           like source: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        guard let base = pixels.baseAddress,
+              let pointer = tg_image_from_pixels(base, pixels.count, Int32(width), Int32(height),
+                                                 Int32(bands), source.pointer) else {
+            throw .libvips(operation: "new_from_memory", message: VipsErrorBuffer.take())
+        }
+        return VipsImageRef(owning: pointer)
+    }
+
     /// Opens a HEIF's embedded thumbnail (its primary image when it has none).
     static func loadHEIFThumbnail(path: String, access: Access, strictness: DecodeStrictness)
         throws(ImagingError) -> VipsImageRef

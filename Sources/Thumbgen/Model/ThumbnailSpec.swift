@@ -67,5 +67,8 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     /// reduces use libvips' C code, not liborc's (`ThumbnailRenderer.vectorCodeMinimumPixels`).
     /// 4: JPEG sources shrink on load by `shrinkOnLoad` (`balanced` by default: DCT ½ with no
     /// headroom), which is in the identifier.
-    public static let recipeVersion = 4
+    /// 5: a still lossy WebP source is decoded once into its planes, and each size up to half
+    /// the full size is their area average (`WebPPlanes`), not libwebp's scaled decode: one
+    /// decode for all of a source's sizes instead of one per size.
+    public static let recipeVersion = 5
 }
