@@ -90,7 +90,9 @@ struct UnitConversation {
             case .frame(let frame):
                 switch frame.kind {
                 case .stage:
-                    if let reached = frame.stage { place = Place(stage: reached.stage, row: reached.row) }
+                    if let reached = frame.decoded(WorkerProtocol.Stage.self) {
+                        place = Place(stage: reached.stage, row: reached.row)
+                    }
                     deadline = .now + stageAllowance
                 case .estimate:
                     guard let asked = frame.decoded(WorkerProtocol.Estimate.self) else { break }
@@ -112,7 +114,7 @@ struct UnitConversation {
                 case .loaded:
                     if let loaded = frame.decoded(WorkerProtocol.Loaded.self) { listener.loaded(loaded) }
                 case .output:
-                    if let (header, bytes) = frame.output { listener.output(header, bytes) }
+                    if let header = frame.decoded(WorkerProtocol.Output.self) { listener.output(header, frame.payload) }
                 case .failure:
                     if let failure = frame.decoded(WorkerProtocol.Failure.self) { listener.failure(failure) }
                 case .done:

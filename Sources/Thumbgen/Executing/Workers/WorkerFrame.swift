@@ -3,10 +3,10 @@ import Foundation
 /// One message between the parent and a worker process, as it goes over a pipe.
 ///
 /// A frame is a 4-byte little-endian length `n`, then `n` bytes: one byte of `Kind`, then the
-/// body. Bodies are JSON (`WorkerMessages.swift`), except an `output`'s, which is a 4-byte
-/// little-endian length `m`, `m` bytes of JSON, then the encoded image's bytes as they are.
-/// ARCHITECTURE.md documents the conversation; `WorkerProtocol.version` changes whenever it
-/// does.
+/// body. Every body is the same: a 4-byte little-endian length `m`, `m` bytes of JSON (the
+/// message, `WorkerMessages.swift`), then the payload as it is (an `output`'s encoded image;
+/// empty for every other kind). ARCHITECTURE.md documents the conversation;
+/// `WorkerProtocol.version` changes whenever it does.
 struct WorkerFrame: Sendable {
     /// What a frame carries. The raw values are the wire's, and never reused.
     enum Kind: UInt8, Sendable {
@@ -22,7 +22,8 @@ struct WorkerFrame: Sendable {
         case estimate = 5
         /// parent → worker: decode (the memory is granted), or fail the unit's rows.
         case admit = 6
-        /// worker → parent: what the source is (its header), for a row's report.
+        /// worker → parent: what the source is (its header), for a row's report, as soon as it
+        /// is decoded (`--events` shows it then).
         case loaded = 7
         /// worker → parent: one row's encoded output.
         case output = 8
@@ -34,6 +35,38 @@ struct WorkerFrame: Sendable {
 
     var kind: Kind
     var body: Data
+
+    /// A frame of `kind` carrying `message` as JSON, then `payload`; nil when `message` cannot
+    /// be encoded.
+    static func make<Message: Encodable>(_ kind: Kind, _ message: Message, payload: Data = Data()) -> WorkerFrame? {
+        guard let json = try? JSONEncoder().encode(message) else { return nil }
+        var body = Data(capacity: 4 + json.count + payload.count)
+        body.appendLittleEndian(UInt32(json.count))
+        body.append(json)
+        body.append(payload)
+        return WorkerFrame(kind: kind, body: body)
+    }
+
+    /// The message as `Message`; nil when the body is not one.
+    func decoded<Message: Decodable>(_ type: Message.Type) -> Message? {
+        guard let range = messageRange else { return nil }
+        return try? JSONDecoder().decode(type, from: body[range])
+    }
+
+    /// The bytes after the message (an output's image); empty when the body is malformed.
+    var payload: Data {
+        guard let range = messageRange else { return Data() }
+        return Data(body[range.upperBound...])
+    }
+
+    /// Where the JSON message lies in `body`.
+    private var messageRange: Range<Data.Index>? {
+        guard body.count >= 4 else { return nil }
+        let length = Int(body.littleEndianUInt32(at: 0))
+        guard length <= body.count - 4 else { return nil }
+        let start = body.startIndex + 4
+        return start..<(start + length)
+    }
 
     /// Frames larger than this are refused as garbage: no output thumbgen makes comes close.
     static let maxLength = 1 << 30

@@ -68,7 +68,7 @@ struct UnitRun {
         let rowNumber: @Sendable (Int) -> Int = { numbers[$0] }
         SourceRender(decoder: decoder, cancellation: nil).run(path: unit.path, rows: rows, listener: .init(
             stage: { stage, index in
-                output.send(.stage(stage, row: index.map(rowNumber)))
+                output.send(.stage, WorkerProtocol.Stage(stage: stage, row: index.map(rowNumber)))
                 fault?.strike(at: stage, path: unit.path)
             },
             admit: { estimate throws(ImagingError) in
@@ -87,7 +87,7 @@ struct UnitRun {
                 let header = WorkerProtocol.Output(row: rowNumber(index), width: made.width, height: made.height,
                                                    format: made.format, decodeMs: made.decodeMilliseconds,
                                                    renderMs: made.renderMilliseconds)
-                if let frame = WorkerFrame.output(header, bytes: made.data) { output.send(frame) }
+                output.send(.output, header, payload: made.data)
             },
             failure: { index, failure in
                 output.send(.failure, WorkerProtocol.Failure(row: rowNumber(index), code: failure.code,

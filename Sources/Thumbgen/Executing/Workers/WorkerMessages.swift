@@ -5,7 +5,7 @@ import Foundation
 enum WorkerProtocol {
     /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
     /// version is stopped, and its rows fail.
-    static let version = 1
+    static let version = 2
 
     /// What a worker is told of the row's source instead of its `src` cell, which may be a
     /// URL: a worker never sees one. The parent puts the cell back into messages.
@@ -46,10 +46,8 @@ enum WorkerProtocol {
         var spec: ThumbnailSpec
     }
 
-    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's). The most
-    /// frequent frame, so not JSON: one byte of `WorkerStage.code`, then the row as a 4-byte
-    /// little-endian number (all ones for nil).
-    struct Stage {
+    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's).
+    struct Stage: Codable {
         var stage: WorkerStage
         var row: Int?
     }
@@ -69,7 +67,7 @@ enum WorkerProtocol {
         var source: RowResult.SourceInfo
     }
 
-    /// The JSON part of `output`; the encoded bytes follow it.
+    /// `output`: one row's output, whose encoded bytes are the frame's payload.
     struct Output: Codable {
         var row: Int
         var width: Int
@@ -93,46 +91,3 @@ enum WorkerProtocol {
 
 /// Where a worker is in a unit: what the watchdog times, and what a crash message names.
 typealias WorkerStage = RenderStage
-
-extension RenderStage {
-    /// The stage's byte in a `stage` frame.
-    var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self) ?? 0) }
-}
-
-extension WorkerFrame {
-    /// A `stage` frame.
-    static func stage(_ stage: WorkerStage, row: Int?) -> WorkerFrame {
-        var body = Data([stage.code])
-        body.appendLittleEndian(row.map { UInt32(truncatingIfNeeded: $0) } ?? UInt32.max)
-        return WorkerFrame(kind: .stage, body: body)
-    }
-
-    /// A `stage` frame's stage and row; nil when the body is not one.
-    var stage: WorkerProtocol.Stage? {
-        guard kind == .stage, body.count == 5, Int(body[body.startIndex]) < WorkerStage.allCases.count else { return nil }
-        let row = body.littleEndianUInt32(at: 1)
-        return WorkerProtocol.Stage(stage: WorkerStage.allCases[Int(body[body.startIndex])],
-                                    row: row == UInt32.max ? nil : Int(row))
-    }
-
-    /// An `output` frame: `header` as JSON, then `bytes`.
-    static func output(_ header: WorkerProtocol.Output, bytes: Data) -> WorkerFrame? {
-        guard let json = try? JSONEncoder().encode(header) else { return nil }
-        var body = Data(capacity: 4 + json.count + bytes.count)
-        body.appendLittleEndian(UInt32(json.count))
-        body.append(json)
-        body.append(bytes)
-        return WorkerFrame(kind: .output, body: body)
-    }
-
-    /// An `output` frame's header and bytes; nil when the body is not one.
-    var output: (WorkerProtocol.Output, Data)? {
-        guard kind == .output, body.count >= 4 else { return nil }
-        let length = Int(body.littleEndianUInt32(at: 0))
-        guard length <= body.count - 4 else { return nil }
-        let start = body.startIndex + 4
-        guard let header = try? JSONDecoder().decode(WorkerProtocol.Output.self,
-                                                     from: body[start..<(start + length)]) else { return nil }
-        return (header, Data(body[(start + length)...]))
-    }
-}

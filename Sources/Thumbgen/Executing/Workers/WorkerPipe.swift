@@ -89,17 +89,10 @@ final class WorkerFrameWriter: @unchecked Sendable {
         }
     }
 
-    /// Sends `message` as JSON in a frame of `kind`.
+    /// Sends `message` in a frame of `kind`, followed by `payload`.
     @discardableResult
-    func send<Message: Encodable>(_ kind: WorkerFrame.Kind, _ message: Message) -> Bool {
-        guard let body = try? JSONEncoder().encode(message) else { return false }
-        return send(WorkerFrame(kind: kind, body: body))
-    }
-}
-
-extension WorkerFrame {
-    /// The JSON body as `Message`; nil when it is not one.
-    func decoded<Message: Decodable>(_ type: Message.Type) -> Message? {
-        try? JSONDecoder().decode(type, from: body)
+    func send<Message: Encodable>(_ kind: WorkerFrame.Kind, _ message: Message, payload: Data = Data()) -> Bool {
+        guard let frame = WorkerFrame.make(kind, message, payload: payload) else { return false }
+        return send(frame)
     }
 }
