@@ -6,7 +6,7 @@ full size is their area average; recipe 4 decoded it again per size with libwebp
 script measures both against the same image resized straight from the full decode with libvips'
 lanczos3 (premultiplied where there is alpha), as PSNR and SSIM, per width:
 
-    scripts/bench_quality.py --thumbgen BIN [--baseline BIN] [--limit 200] [DIR ...]
+    scripts/bench_quality.py --thumbgen BIN [--baseline BIN] [--limit 200] [--worst 5] [DIR ...]
 
 DIRs are searched for `.webp` files (default: the benchmark's wallpapers in
 /tmp/thumbgen-bench/corpus and ../shared/corpora); only still lossy ones count (a VP8 chunk, no
@@ -15,7 +15,8 @@ at a half and a quarter of its own width (the corpus' test images are small), as
 encoder's loss enters the figures, by BIN (and the baseline binary, another thumbgen build,
 when given) in one run each with --no-cache. The table gives, per width and binary, the outputs
 compared, the median and worst PSNR (dB, over RGB, flattened onto white) and SSIM (luma,
-Gaussian window of sigma 1.5). Needs pyvips and numpy (scripts/setup installs them).
+Gaussian window of sigma 1.5), then the --worst lowest-PSNR outputs of BIN by source and size.
+Needs pyvips and numpy (scripts/setup installs them).
 """
 
 import argparse
@@ -114,6 +115,7 @@ def main():
     parser.add_argument("--thumbgen", required=True)
     parser.add_argument("--baseline")
     parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--worst", type=int, default=5, help="list this many lowest-PSNR outputs of BIN")
     parser.add_argument("dirs", nargs="*", default=list(DEFAULT_DIRS))
     args = parser.parse_args()
     import numpy
@@ -149,7 +151,8 @@ def main():
                 test = flattened(pyvips, made)
                 a = numpy.ndarray(buffer=ref.write_to_memory(), dtype=numpy.float32, shape=[ref.height, ref.width, ref.bands])
                 b = numpy.ndarray(buffer=test.write_to_memory(), dtype=numpy.float32, shape=[test.height, test.width, test.bands])
-                figures.setdefault((label, name), []).append((psnr(numpy, a, b), ssim(pyvips, numpy, ref, test)))
+                figures.setdefault((label, name), []).append((psnr(numpy, a, b), ssim(pyvips, numpy, ref, test),
+                                                              path, made.width, made.height))
     print(f"{len(files)} still lossy WebP sources, {len(rows)} outputs a binary, against lanczos3 from the full decode")
     print()
     print("| width | binary | outputs | PSNR median dB | PSNR worst dB | SSIM median | SSIM worst |")
@@ -166,6 +169,15 @@ def main():
             note = f" ({missing} missing)" if missing else ""
             print(f"| {label} | {name} | {len(measured)}{note} | {statistics.median(psnrs):.2f} | {min(psnrs):.2f} "
                   f"| {statistics.median(ssims):.4f} | {min(ssims):.4f} |")
+    if args.worst:
+        print()
+        print(f"The {args.worst} lowest PSNRs of thumbgen's outputs:")
+        print()
+        print("| source | size | PSNR dB | SSIM |")
+        print("|---|---|---|---|")
+        ours = [v for (label, name), values in figures.items() if name == "thumbgen" for v in values if v]
+        for value in sorted(ours, key=lambda v: v[0])[:args.worst]:
+            print(f"| {value[2].name} | {value[3]}×{value[4]} | {value[0]:.2f} | {value[1]:.4f} |")
 
 
 if __name__ == "__main__":
