@@ -202,6 +202,32 @@ struct CacheMaintenanceTests {
         #expect(try CacheFiles.tree(space.out) == originals)
     }
 
+    @Test("clear removes a locked-form folder an interrupted clear left once its lock is free, and keeps one whose clear still runs")
+    func clearJudgesLockedLeftovers() async throws {
+        let (space, _) = try await Self.filledWorkspace()
+        func leftover() throws -> URL {
+            let folder = space.cache.appendingPathComponent(TemporaryName.locked(for: "v1-cleared"))
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("v1/blobs"),
+                                                    withIntermediateDirectories: true)
+            return folder
+        }
+        // An interrupted clear's: its .lock file is there, and nobody holds it.
+        let abandoned = try leftover()
+        #expect(FileManager.default.createFile(atPath: abandoned.appendingPathComponent(TemporarySweeper.lockName).path,
+                                               contents: nil))
+        // A clear still running (this test process holds its lock).
+        let running = try leftover()
+        let lock = try #require(LockedFile.create(running.appendingPathComponent(TemporarySweeper.lockName).path))
+
+        let result = try await Self.cache(space, ["clear"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: abandoned.path), "the abandoned clear's folder is still there")
+        #expect(FileManager.default.fileExists(atPath: running.path), "a running clear's folder was taken")
+        let names = try FileManager.default.contentsOfDirectory(atPath: space.cache.path).sorted()
+        #expect(names == [running.lastPathComponent, "v1"].sorted(), "\(names)")
+        withExtendedLifetime(lock) {}
+    }
+
     @Test("clear leaves an empty cache, and removes what an interrupted clear left; the next run stores again")
     func clear() async throws {
         let (space, _) = try await Self.filledWorkspace()
@@ -316,7 +342,7 @@ struct CacheMaintenanceTests {
         let kept = [
             try make(".entry.tg-\(other)-3-d.tmp", fileAge: 10),                          // another host's, recent
             try make(".downloads.tg-\(other)-4-e.tmp", folder: true, fileAge: 10, folderAge: 7200),
-            try make(TemporaryName.make(for: "downloads"), folder: true, fileAge: 7200, folderAge: 7200),  // this live process
+            try make(TemporaryName.legacy(for: "downloads"), folder: true, fileAge: 7200, folderAge: 7200),  // this live process
             try make("fresh-junk", fileAge: 10),
         ]
 

@@ -99,7 +99,7 @@ struct CacheUnitTests {
 
     @Test("Temporary names: this host's dead process is stale, a live one is not, foreign ones by age")
     func temporaryNames() {
-        let mine = TemporaryName.make(for: "a.png")
+        let mine = TemporaryName.legacy(for: "a.png")
         #expect(mine.hasPrefix(".a.png.tg-") && mine.hasSuffix(".tmp"))
         #expect(!TemporaryName.isStale(mine, modified: .distantPast))  // this process is alive
         let dead = ".a.png.tg-\(TemporaryName.host)-999999999-x.tmp"  // beyond pid_max

@@ -13,29 +13,55 @@ extension CacheMaintenance {
     ///
     /// `ROOT/v1` is first renamed aside in one step, so that no process ever sees half a
     /// cache (a run still holding an open entry keeps reading it; its next write fails or goes
-    /// into the new layout), and only then deleted. The aside folder has a temporary name, so a
-    /// clear that is interrupted leaves something the next clear recognises and removes.
+    /// into the new layout), and only then deleted. It goes into a locked temporary folder, so a
+    /// clear that is interrupted leaves a folder whose lock died with it, which the next clear
+    /// recognises and removes (as it removes the host-and-pid-named ones of thumbgen 0.2.0).
     public func clear() throws(CacheError) -> ClearResult {
         let root = layout.root.path
-        let aside = root + "/" + TemporaryName.make(for: "v1-cleared")
         var result = ClearResult()
-        if rename(layout.base, aside) == 0 {
-            let tree = layout.tree(aside)
-            result.files = tree.files
-            result.bytes = tree.bytes
-            layout.removeTree(aside)
-        } else if errno != ENOENT {
+        for name in layout.names(in: root) where name.hasPrefix(".v1-cleared.") {
+            let path = root + "/" + name
+            switch TemporaryName.form(of: name) {
+            case .locked:
+                // Its lock tells: free, the clear that made it is gone.
+                if case .stale(let lock) = TemporarySweeper.examine(path, name: name, now: Date().timeIntervalSince1970) {
+                    layout.removeTree(path)
+                    withExtendedLifetime(lock) {}
+                }
+            case .legacy:
+                // thumbgen 0.2.0's: judged by its host, process and age, as that version did.
+                guard let leftover = layout.entry(at: path, name: name),
+                      TemporaryName.isStale(name, modified: Date(timeIntervalSince1970: leftover.modified)) else { continue }
+                layout.removeTree(path)
+            case nil:
+                continue
+            }
+        }
+        guard FileManager.default.fileExists(atPath: layout.base) else { return try recreated(result) }
+        guard let aside = TemporaryFolder.create(in: root, for: "v1-cleared") else {
             let reason = String(cString: strerror(errno))
             throw CacheError(description: "\(root): cannot clear the cache: \(reason)")
         }
-        for name in layout.names(in: root) where name.hasPrefix(".v1-cleared.") {
-            guard let leftover = layout.entry(at: root + "/" + name, name: name),
-                  TemporaryName.isStale(name, modified: Date(timeIntervalSince1970: leftover.modified))
-            else { continue }
-            layout.removeTree(leftover.path)
+        let moved = aside.path + "/v1"
+        if rename(layout.base, moved) == 0 {
+            let tree = layout.tree(moved)
+            result.files = tree.files
+            result.bytes = tree.bytes
+        } else if errno != ENOENT {
+            let reason = String(cString: strerror(errno))
+            layout.removeTree(aside.path)
+            throw CacheError(description: "\(root): cannot clear the cache: \(reason)")
         }
+        // Removed while still locked, so that no other clear takes it for a leftover meanwhile.
+        layout.removeTree(aside.path)
+        withExtendedLifetime(aside.lock) {}
+        return try recreated(result)
+    }
+
+    /// `result`, once the cache's layout is made again.
+    private func recreated(_ result: ClearResult) throws(CacheError) -> ClearResult {
         guard layout.create() else {
-            throw CacheError(description: "\(root): cannot create or write the cache directory")
+            throw CacheError(description: "\(layout.root.path): cannot create or write the cache directory")
         }
         return result
     }

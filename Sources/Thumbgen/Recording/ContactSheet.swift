@@ -14,8 +14,8 @@ import Foundation
 public final class ContactSheet: @unchecked Sendable {
     private let destination: URL
     private let folder: URL
-    /// The cards so far, in completion order.
-    private let cards: URL
+    /// The cards so far, in completion order, under a locked temporary name beside the page.
+    private let cards: TemporaryFile
     private var handle: FileHandle?
     /// The output folder as a URL relative to the page's folder, ending in `/`.
     private let outputURL: String
@@ -32,17 +32,12 @@ public final class ContactSheet: @unchecked Sendable {
         folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         TemporaryName.sweep(folder.path)
-        cards = folder.appendingPathComponent(TemporaryName.make(for: destination.lastPathComponent + ".cards"))
-        guard FileManager.default.createFile(atPath: cards.path, contents: nil) else {
+        guard let cards = TemporaryFile(in: folder.path, for: destination.lastPathComponent + ".cards",
+                                        registry: .shared) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
         }
-        TemporaryFiles.shared.insert(cards.path)
-        do {
-            handle = try FileHandle(forWritingTo: cards)
-        } catch {
-            Self.discard(cards)
-            throw error
-        }
+        self.cards = cards
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: cards.path))
         outputURL = Self.relativeURL(from: folder, to: outputDirectory)
     }
 
@@ -50,7 +45,7 @@ public final class ContactSheet: @unchecked Sendable {
         // Not finished (the run stopped on an error): leave nothing behind.
         if let handle {
             try? handle.close()
-            Self.discard(cards)
+            cards.discard()
         }
     }
 
@@ -64,19 +59,17 @@ public final class ContactSheet: @unchecked Sendable {
     /// Writes the page, with `summary` on top, atomically.
     public func finish(summary: RunSummary) throws {
         flush()
-        defer { Self.discard(cards) }
+        defer { cards.discard() }
         let streamed = handle
         handle = nil
         try streamed?.close()
         if let writeError { throw writeError }
 
-        let page = folder.appendingPathComponent(TemporaryName.make(for: destination.lastPathComponent))
-        guard FileManager.default.createFile(atPath: page.path, contents: nil) else {
+        guard let page = TemporaryFile(in: folder.path, for: destination.lastPathComponent, registry: .shared) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
         }
-        TemporaryFiles.shared.insert(page.path)
         do {
-            let output = try FileHandle(forWritingTo: page)
+            let output = try FileHandle(forWritingTo: URL(fileURLWithPath: page.path))
             do {
                 try write(summary: summary, to: output)
             } catch {
@@ -84,12 +77,11 @@ public final class ContactSheet: @unchecked Sendable {
                 throw error
             }
             try output.close()
-            guard rename(page.path, destination.path) == 0 else {
+            guard page.place({ rename($0, destination.path) == 0 }) else {
                 throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
             }
-            TemporaryFiles.shared.remove(page.path)
         } catch {
-            Self.discard(page)
+            page.discard()
             throw error
         }
     }
@@ -97,7 +89,7 @@ public final class ContactSheet: @unchecked Sendable {
     /// Head and summary, the streamed cards copied a block at a time, then the tail.
     private func write(summary: RunSummary, to output: FileHandle) throws {
         try output.write(contentsOf: Data(Self.head(summary: summary).utf8))
-        let input = try FileHandle(forReadingFrom: cards)
+        let input = try FileHandle(forReadingFrom: URL(fileURLWithPath: cards.path))
         defer { try? input.close() }
         while let block = try input.read(upToCount: 1 << 20), !block.isEmpty {
             try output.write(contentsOf: block)
@@ -115,9 +107,4 @@ public final class ContactSheet: @unchecked Sendable {
         pending.removeAll(keepingCapacity: true)
     }
 
-    /// Removes a temporary file and forgets it.
-    private static func discard(_ file: URL) {
-        unlink(file.path)
-        TemporaryFiles.shared.remove(file.path)
-    }
 }

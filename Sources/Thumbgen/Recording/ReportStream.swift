@@ -10,7 +10,8 @@ import Foundation
 /// `"shard"` before `"summary"` when they apply (`ReportReader` reads this layout back).
 public final class ReportStream {
     private let destination: URL
-    private let temporary: URL
+    /// The file being written, under a locked temporary name beside the report.
+    private let temporary: TemporaryFile
     private let handle: FileHandle
     private let encoder: JSONEncoder
     private var expected: [Int] = []  // lines read, in order, whose records are not written yet
@@ -28,14 +29,14 @@ public final class ReportStream {
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         TemporaryName.sweep(folder.path)
-        temporary = folder.appendingPathComponent(TemporaryName.make(for: destination.lastPathComponent))
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+        guard let temporary = TemporaryFile(in: folder.path, for: destination.lastPathComponent,
+                                            registry: .shared) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
         }
-        handle = try FileHandle(forWritingTo: temporary)
+        self.temporary = temporary
+        handle = try FileHandle(forWritingTo: URL(fileURLWithPath: temporary.path))
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        TemporaryFiles.shared.insert(temporary.path)
         try handle.write(contentsOf: Data("{\"schema\":1,\"rows\":[".utf8))
     }
 
@@ -84,18 +85,16 @@ public final class ReportStream {
         try handle.write(contentsOf: encoder.encode(summary))
         try handle.write(contentsOf: Data("}\n".utf8))
         try handle.close()
-        guard rename(temporary.path, destination.path) == 0 else {
+        guard temporary.place({ rename($0, destination.path) == 0 }) else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: destination.path])
         }
-        TemporaryFiles.shared.remove(temporary.path)
     }
 
     /// Gives the report up (an error before `finish`): the temporary goes, nothing is put in
     /// place.
     public func abandon() {
         try? handle.close()
-        unlink(temporary.path)
-        TemporaryFiles.shared.remove(temporary.path)
+        temporary.discard()
     }
 
     private func write(_ record: ArraySlice<UInt8>) throws {

@@ -2,15 +2,15 @@ import Foundation
 
 /// Names of the temporary files and folders thumbgen writes before renaming them into place.
 ///
-/// Two forms, told apart by what follows `.tg-`:
+/// thumbgen makes one form, and recognises a second that earlier versions made:
 ///
-///     .NAME.tg-RANDOM.tmp             locked (RANDOM: 13 base-36 digits): its writer holds an advisory lock on it (on the
-///                                     `.lock` file inside, for a folder) while it exists, and
-///                                     the lock alone tells a live one from a leftover
-///     .NAME.tg-HOST-PID-RANDOM.tmp    legacy: made by thumbgen before locks (and still by the
-///                                     report and the contact sheet, whose writers lock it once
-///                                     registered); judged by its lock when one is held, else by
-///                                     host and process id as before
+///     .NAME.tg-RANDOM.tmp             locked (RANDOM: 13 base-36 digits): its writer holds an
+///                                     advisory lock on it (on the `.lock` file inside, for a
+///                                     folder) while it exists, and the lock alone tells a live
+///                                     one from a leftover
+///     .NAME.tg-HOST-PID-RANDOM.tmp    legacy: made by thumbgen 0.2.0 and earlier (the report,
+///                                     the contact sheet, downloads, a cleared cache); judged by
+///                                     its lock when one is held, else by host and process id
 ///
 /// A legacy name with no lock held is stale when it was made on this host by a process that no
 /// longer runs, or, from another host, when it is older than an hour (no single write takes that
@@ -18,11 +18,6 @@ import Foundation
 /// locked name: a process id means nothing across PID namespaces that share a hostname.
 /// Anything not named in either form is never touched.
 enum TemporaryName {
-    /// A fresh legacy name for `fileName` (for writers that do not create their own file).
-    static func make(for fileName: String) -> String {
-        ".\(fileName).tg-\(host)-\(getpid())-\(random()).tmp"
-    }
-
     /// A fresh locked-form name for `fileName`, for a file or folder whose writer locks it.
     static func locked(for fileName: String) -> String {
         ".\(fileName).tg-\(random()).tmp"
@@ -70,8 +65,7 @@ enum TemporaryName {
         TemporarySweeper.sweep(folder, filesOnly: true).count
     }
 
-    /// Eight hex digits naming this machine (from its hostname), so that process ids from
-    /// different hosts sharing a folder are not confused in legacy names.
+    /// Eight hex digits naming this machine (from its hostname), as legacy names carry them.
     static let host: String = {
         var buffer = [CChar](repeating: 0, count: 256)
         gethostname(&buffer, buffer.count - 1)

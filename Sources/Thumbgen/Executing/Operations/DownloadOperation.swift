@@ -75,7 +75,9 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
 
     private func start(conditionalOn record: URLRecord?, headers: [String],
                        completion: @escaping @Sendable (Result<Received, FetchFailure>) -> Void) {
-        let file = TemporaryDownload(path: folder.appendingPathComponent(TemporaryName.make(for: "download")).path)
+        // Inside the run's locked downloads folder, whose one lock covers its files: a plain
+        // unique name, which no sweeper takes for a temporary of its own.
+        let file = TemporaryDownload(path: folder.appendingPathComponent("download-\(UUID().uuidString)").path)
         let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
                                        order: order, headers: headers) { result in
             // On failure `file` goes away here, and with it any partial body.
