@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// `WorkerFrame`: every body in one encoding, a length, a JSON message and a payload.
+@Suite("Worker frames: one encoding")
+struct WorkerFrameTests {
+    @Test("An output's message and encoded bytes come back as they went, and the wire layout is length, kind, body")
+    func outputRoundTrip() throws {
+        let image = Data((0..<300).map { UInt8($0 % 256) })
+        let header = WorkerProtocol.Output(row: 3, width: 40, height: 30, format: .webp, decodeMs: 1.5, renderMs: 2)
+        let frame = try #require(WorkerFrame.make(.output, header, payload: image))
+        let back = try #require(frame.decoded(WorkerProtocol.Output.self))
+        #expect(back.row == 3 && back.width == 40 && back.height == 30 && back.format == .webp)
+        #expect(back.decodeMs == 1.5 && back.renderMs == 2)
+        let samePayload = frame.payload == image
+        #expect(samePayload)
+        let wire = frame.encoded
+        #expect(wire.littleEndianUInt32(at: 0) == UInt32(1 + frame.body.count))
+        #expect(wire[wire.startIndex + 4] == WorkerFrame.Kind.output.rawValue)
+    }
+
+    @Test("A stage frame is JSON like every other, with no payload; a whole-unit stage has no row")
+    func stageRoundTrip() throws {
+        for (stage, row) in [(RenderStage.encode, Optional(7)), (.decode, nil)] {
+            let frame = try #require(WorkerFrame.make(.stage, WorkerProtocol.Stage(stage: stage, row: row)))
+            let back = try #require(frame.decoded(WorkerProtocol.Stage.self))
+            #expect(back.stage == stage && back.row == row)
+            #expect(frame.payload.isEmpty)
+        }
+    }
+
+    @Test("A body whose message length runs past its end is no message and has no payload")
+    func malformedBody() {
+        var body = Data()
+        body.appendLittleEndian(1_000)
+        body.append(Data("{\"row\":1}".utf8))
+        let frame = WorkerFrame(kind: .failure, body: body)
+        #expect(frame.decoded(WorkerProtocol.Failure.self) == nil)
+        #expect(frame.payload.isEmpty)
+        #expect(WorkerFrame(kind: .done, body: Data([1, 0])).decoded(WorkerProtocol.Done.self) == nil)
+    }
+}
