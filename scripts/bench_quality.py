@@ -16,7 +16,7 @@ encoder's loss enters the figures, by BIN (and the baseline binary, another thum
 when given) in one run each with --no-cache. The table gives, per width and binary, the outputs
 compared, the median and worst PSNR (dB, over RGB, flattened onto white) and SSIM (luma,
 Gaussian window of sigma 1.5), then the --worst lowest-PSNR outputs of BIN by source and size.
-Needs pyvips and numpy (scripts/setup installs them).
+Needs pyvips and numpy (`python3 -m pip install pyvips numpy`; scripts/bench installs pyvips).
 """
 
 import argparse
@@ -118,8 +118,11 @@ def main():
     parser.add_argument("--worst", type=int, default=5, help="list this many lowest-PSNR outputs of BIN")
     parser.add_argument("dirs", nargs="*", default=list(DEFAULT_DIRS))
     args = parser.parse_args()
-    import numpy
-    import pyvips
+    try:
+        import numpy
+        import pyvips
+    except ImportError as error:
+        sys.exit(f"{error.name} is missing: python3 -m pip install pyvips numpy")
 
     files = sources(args.dirs, args.limit)
     if not files:
