@@ -125,6 +125,39 @@ struct WebPPlanesTests {
         }
     }
 
+    @Test("One row, cold, with the defaults: a lossy WebP's EXIF orientation and ICC profile survive the planes, as through libvips' loader")
+    func metadataThroughPlanes() async throws {
+        try VipsRuntime.start()
+        // Mid-tones everywhere (a gamma-1.0 profile moves them far from sRGB), and no symmetry,
+        // so that a lost orientation or profile shows.
+        let pixels = RawImage(width: 400, height: 300) { x, y in
+            Colour(r: UInt8(x * 255 / 399), g: 128, b: UInt8(y * 255 / 299))
+        }
+        let image = try pixels.vipsImage()
+        defer { tg_unref(image) }
+        let exif = Array("Exif".utf8) + [0, 0] + FixtureBytes.exif(orientation: 6)
+        let profile = ICCProfiles.rgb(gamma: 1.0)
+        exif.withUnsafeBytes { _ = vips_image_set_blob_copy(image, "exif-data", $0.baseAddress, $0.count) }
+        profile.withUnsafeBytes { _ = vips_image_set_blob_copy(image, "icc-profile-data", $0.baseAddress, $0.count) }
+        tg_set_int(image, "orientation", 6)
+        let webp = try VipsOperationCall.blob("webpsave_buffer", input: image, options: "Q=95", output: "buffer")
+        let space = try Workspace()
+        // One row a source: the first at a quarter (the planes), the second at full size (libvips).
+        let planes = try space.folder.write(webp, to: "small.webp")
+        _ = try space.folder.write(webp, to: "large.webp")
+        let header = try VipsImageRef.load("webpload", path: planes.path, access: .sequential, strictness: .error)
+        #expect(header.orientation == 6 && header.hasICCProfile, "the fixture lacks its metadata")
+        let run = try await space.run(manifest: CSV.manifest(["src", "size", "out"],
+                                                             [["small.webp", "100x100", "small.png"],
+                                                              ["large.webp", "300x400", "large.png"]]))
+        #expect(run.status == 0, "\(run.result.stderr)")
+        let small = try space.pixels("small.png")
+        #expect(small.width == 75 && small.height == 100, "\(small.width)×\(small.height): not turned upright")
+        let reference = try PixelImage.load(space.output("large.png"), resizedTo: (small.width, small.height))
+        let difference = try #require(small.meanAbsoluteDifference(from: reference))
+        #expect(difference < 3, "mean difference \(difference) from the libvips loader's output")
+    }
+
     @Test("Lossless, animated, damaged and non-WebP files have no planes: libvips decodes them")
     func noPlanes() throws {
         let folder = try TemporaryDirectory("webp-planes")

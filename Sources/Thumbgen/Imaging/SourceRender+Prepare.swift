@@ -12,10 +12,12 @@ extension SourceRender {
     /// whose shrink-on-load (and wish for every frame) agrees, usually one group, so that no
     /// row's pixels depend on which other rows shared the decode. The file is opened once: at
     /// most one group (the one that loads at full size) reads the opened image itself; the
-    /// others load again with their own settings. Throws only what ends every row: a source
-    /// that cannot be opened, a refused decode, or a timeout.
+    /// others load again with their own settings, except a still lossy WebP's groups up to
+    /// half size, which are each made in memory from one decode of its planes, held until this
+    /// returns. Throws only what ends every row: a source that cannot be opened, a refused
+    /// decode, or a timeout.
     /// The rows come back in the order to render them: a group's rows together, so that a
-    /// group's pixels can be let go before the next group's are made.
+    /// group's lazy pixels can be let go before the next group's are made.
     func prepare(_ path: String, rows: [Row], open: [Int], listener: Listener,
                  watch: StageWatch) throws(ImagingError) -> [(Int, Result<PreparedRow, ThumbnailFailure>)] {
         listener.stage(.open, nil)

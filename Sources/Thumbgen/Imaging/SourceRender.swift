@@ -8,9 +8,11 @@ import Foundation
 ///     open (sniff, header) ─► rows grouped by decode ─► memory admitted ─► each group decoded once
 ///       ─► each row: [scaled pixels, shared by rows that scale alike] ─► alpha, canvas ─► encode
 ///
-/// Rows share a decode only when their shrink-on-load agrees, and scaled pixels only when
-/// their crop, size, kernel and colour agree (`SharedScale`): a row's bytes depend on the
-/// source and its own recipe alone, never on which other rows share its source.
+/// Rows share a decode only when their shrink-on-load agrees (the groups of a still lossy
+/// WebP up to half size all share one decode into its planes, `WebPPlanes`, each group its own
+/// average of them), and scaled pixels only when their crop, size, kernel and colour agree
+/// (`SharedScale`): a row's bytes depend on the source and its own recipe alone, never on
+/// which other rows share its source.
 ///
 /// Every row handed in ends with exactly one `output` or `failure`, whatever happens, unless
 /// the listener says it no longer `wants` it. Rows are rendered one after another on the
