@@ -32,7 +32,7 @@ struct RemoteAskingTests {
         let first = planner.plan(request)
         #expect(first.action == .askRemote && first.remoteQuery == .url(url.absoluteString), "\(first)")
         #expect(try server.counts().total == 0, "the planner sent a request")
-        let settled = RemoteAsking.settled(first, planner: planner) { $0.plan(request) }
+        let settled = RemoteAsking.plan(by: planner) { $0.plan(request) }
         #expect(settled.action == .fetch, "\(settled)")
         let afterURL = try server.counts()
         #expect(afterURL.total == 1, "\(afterURL.requests)")
@@ -49,7 +49,7 @@ struct RemoteAskingTests {
         }
         #expect(asking.action == .askRemote && asking.key != nil)
         #expect(try server.counts().total == 1, "the planner sent a request")
-        let rendered = RemoteAsking.settled(asking, planner: planner) { $0.plan(row, identified: identified) }
+        let rendered = RemoteAsking.plan(by: planner) { $0.plan(row, identified: identified) }
         #expect(rendered.action == .render && rendered.cached == .absent, "\(rendered)")
         let afterOutput = try server.counts()
         #expect(afterOutput.total == 2, "\(afterOutput.requests)")

@@ -88,7 +88,7 @@ extension Pipeline {
         let settlements = Settlements()
         var memo = LocalSourceMemo()
         for request in batch {
-            let plan = RemoteAsking.settled(planner.plan(request, memo: &memo), planner: planner) { $0.plan(request) }
+            let plan = RemoteAsking.plan(by: planner) { $0.plan(request, memo: &memo) }
             carryOut(plan, for: request, settling: settlements)
         }
         settle(settlements)

@@ -143,8 +143,7 @@ public final class Pipeline: Sendable {
             // In manifest order, before any later row can ask for a path.
             handOverPlans()
             delivery.claims?.expect(row: request.row, pattern: pattern)
-            return carryOut(RemoteAsking.settled(planner.plan(request), planner: planner) { $0.plan(request) },
-                            for: request)
+            return carryOut(RemoteAsking.plan(by: planner) { $0.plan(request) }, for: request)
         }
         check(request, pattern: pattern)
     }

@@ -3,16 +3,16 @@
 /// has the row planned again with the question marked asked, until the plan asks nothing.
 /// Each question is asked at most once a row, so this ends.
 enum RemoteAsking {
-    /// `plan`, or, when it asks the remote cache, the plan `replan` makes once `planner`'s
-    /// cache has asked; `replan` plans the row with the planner it is given.
-    static func settled(_ plan: RowPlan, planner: RowPlanner, replan: (RowPlanner) -> RowPlan) -> RowPlan {
-        var plan = plan
+    /// The plan `make` makes with `planner`, made again each time it asks the remote cache
+    /// something new, once `planner`'s cache has asked it.
+    static func plan(by planner: RowPlanner, _ make: (RowPlanner) -> RowPlan) -> RowPlan {
         var planner = planner
+        var plan = make(planner)
         while plan.action == .askRemote, let query = plan.remoteQuery, let cache = planner.cache,
               !planner.remoteAsked.contains(query) {
             cache.pull(query, maxBytes: planner.limits.maxInputBytes)
             planner.remoteAsked.insert(query)
-            plan = replan(planner)
+            plan = make(planner)
         }
         return plan
     }

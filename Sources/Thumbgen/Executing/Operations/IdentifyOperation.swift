@@ -83,9 +83,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// no longer renders from these bytes, and says whether it still does.
     private func rendersFromTheseBytes(_ job: Job, digest: String, origin: SourceOrigin) -> Bool {
         let identified = RowPlanner.Identified(digest: digest, origin: origin)
-        let plan = RemoteAsking.settled(planner.plan(job.request, identified: identified), planner: planner) {
-            $0.plan(job.request, identified: identified)
-        }
+        let plan = RemoteAsking.plan(by: planner) { $0.plan(job.request, identified: identified) }
         job.replan(plan)
         guard plan.action == .render else {
             handBack(job, plan)
@@ -104,7 +102,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
                 job.fail(.damagedCopyKept(job.request.sourceText))
                 continue
             }
-            var plan = RemoteAsking.settled(planner.plan(job.request), planner: planner) { $0.plan(job.request) }
+            var plan = RemoteAsking.plan(by: planner) { $0.plan(job.request) }
             plan.reasons.insert("the stored body was damaged and has been dropped", at: 0)
             job.replan(plan)
             handBack(job, plan)
