@@ -18,4 +18,20 @@ struct AdmissionGateTests {
         gate.leave(row: 2)
         #expect(gate.tryEnter(row: 12))
     }
+
+    @Test("A row continuing its source enters a full gate, by at most the limit again")
+    func continuingRowsOverdraw() {
+        let gate = AdmissionGate(limit: 2, span: 10)
+        #expect(gate.tryEnter(row: 0))
+        #expect(gate.tryEnter(row: 1))
+        #expect(!gate.tryEnter(row: 2))
+        #expect(gate.enterContinuing(row: 2))
+        #expect(gate.enterContinuing(row: 3))
+        #expect(!gate.enterContinuing(row: 4))
+        // Four rows are in: two must leave before any row enters the ordinary way.
+        gate.leave(rows: [0, 1])
+        #expect(!gate.tryEnter(row: 4))
+        gate.leave(row: 2)
+        #expect(gate.tryEnter(row: 4))
+    }
 }

@@ -12,10 +12,12 @@ struct DecodeSharingTests {
         let pipeline: Pipeline
         private let collector = ResultCollector()
 
-        init() throws {
+        /// `maxPendingRows`: the admission gate's limit, the default's when nil.
+        init(maxPendingRows: Int? = nil) throws {
             folder = try TemporaryDirectory("pipeline")
-            pipeline = try Pipeline(configuration: PipelineConfiguration(outputDirectory: folder.file("out")),
-                                    onResult: collector.add)
+            var configuration = PipelineConfiguration(outputDirectory: folder.file("out"))
+            if let maxPendingRows { configuration.maxPendingRows = maxPendingRows }
+            pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
         }
 
         /// Every result delivered so far, in row order.
@@ -72,6 +74,32 @@ struct DecodeSharingTests {
         let results = h.results
         #expect(results.map(\.status) == [.written, .written, .written, .written])
         #expect(results.map(\.height) == [38, 50, 25, 15])
+    }
+
+    @Test("A source with more rows than the admission gate holds is still decoded once")
+    func sourceWiderThanGate() throws {
+        // Six rows a source, as `--size` with three widths and two formats makes, through a gate
+        // of five: the sixth row of the first source finds the gate full. Made to wait, it would
+        // find its source's decode started by the five before it, and decode the source again.
+        // (A source's first row may take the gate's last place: its five others then need an
+        // overdraft of five, the gate's limit.)
+        let h = try Harness(maxPendingRows: 5)
+        let sources = try ["a.png", "b.png", "c.png"].map { try h.source($0, width: 640, height: 480) }
+        var row = 2
+        for source in sources {
+            for width in [320, 160, 80] {
+                for format in ["png", "jpg"] {
+                    h.pipeline.submit(h.request(row, source, width: width, out: "{name}-{w}.\(format)"))
+                    row += 1
+                }
+            }
+        }
+        h.pipeline.waitUntilFinished()
+        #expect(h.pipeline.decodeCount == 3)
+        let results = h.results
+        #expect(results.count == 18)
+        #expect(results.allSatisfy { $0.status == .written })
+        #expect(results.prefix(6).map(\.width) == [320, 320, 160, 160, 80, 80])
     }
 
     @Test("A shared source that fails fails every row that names it, once")

@@ -8,9 +8,15 @@ import Foundation
 /// results are reported in manifest order, so every row finished after a slow one waits in
 /// the report's reorder buffer until it ends, and rows that finish at once (a bad row, a cache
 /// hit) would otherwise pile up there without end.
+///
+/// One exception: a row of the same source as the row admitted before it may go past the
+/// limit (`enterContinuing`), by at most the limit again. A source whose rows were split by a
+/// full gate would start its decode with the first part and decode again for the rest.
 final class AdmissionGate: @unchecked Sendable {
     private let condition = NSCondition()
     private var room: Int
+    /// How far below zero `room` may go for rows continuing a source.
+    private let overdraft: Int
     private var span: Int
     /// Admitted rows, in the order admitted (the manifest's); the head is unfinished.
     private var admitted: [Int] = []
@@ -25,6 +31,7 @@ final class AdmissionGate: @unchecked Sendable {
     /// oldest unfinished row; a reader that has to wait waits for `wakeRoom` places at once.
     init(limit: Int, span: Int, wakeRoom: Int = 1) {
         room = max(1, limit)
+        overdraft = max(1, limit)
         self.span = max(room, span)
         self.wakeRoom = min(max(1, wakeRoom), room)
     }
@@ -52,6 +59,18 @@ final class AdmissionGate: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         guard hasRoom(for: row) else { return false }
+        room -= 1
+        admitted.append(row)
+        return true
+    }
+
+    /// Takes room for `row`, which continues the source of the row admitted before it, now:
+    /// past the limit if need be, by at most the limit again, and past the span. False only
+    /// when that overdraft is spent.
+    func enterContinuing(row: Int) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard room > -overdraft else { return false }
         room -= 1
         admitted.append(row)
         return true
