@@ -4,9 +4,11 @@ import PackageDescription
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
 /// (`thumbgen`) over it; libvips and libcurl are reached only through the `CVips` and `CCurl`
 /// system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
-/// two C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
-/// libjpeg's setjmp errors, and `CWebPScale`, one decode of a lossy WebP shared by every size
-/// made from it (an area average per size, a loop Swift would run slower).
+/// three C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
+/// libjpeg's setjmp errors, `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
+/// scale made from it (libjpeg's own reduced IDCTs, which only C can call), and `CWebPScale`,
+/// one decode of a lossy WebP shared by every size made from it (an area average per size, a
+/// loop Swift would run slower).
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -36,6 +38,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg")]
         ),
         .target(
+            name: "CJPEGScale",
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("m")]
+        ),
+        .target(
             name: "CWebPScale",
             linkerSettings: [.linkedLibrary("webp")]
         ),
@@ -44,6 +50,7 @@ let package = Package(
             dependencies: [
                 "CVips",
                 "CJPEGWriter",
+                "CJPEGScale",
                 "CWebPScale",
                 "CCurl",
                 "CSystem",
@@ -64,7 +71,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbgenTests",
-            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter", "CWebPScale"],
+            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter", "CJPEGScale", "CWebPScale"],
             exclude: ["Support/fault_server.py", "Support/moto_server.py"]
         ),
     ]

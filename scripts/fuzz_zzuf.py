@@ -3,13 +3,14 @@
 
     scripts/fuzz --mutate [--files N] [--batch B] [--seed S] [--ratio R]
                           [--enable-loader NAME ...] [--seeds DIR ...] [--ext EXT ...]
-                          [--timeout S] [--run-timeout S] [--thumbgen BIN]
+                          [--sizes W,...] [--timeout S] [--run-timeout S] [--thumbgen BIN]
 
 Takes the seed files (under 200 KB, any format; text files left out) from ../shared/corpora
 (or --seeds; --ext keeps only some extensions), shuffled by --seed, and cycles through them:
 file i is seed i mod n mutated by `zzuf -s S+i -r R` (R a share of bits, or a range MIN:MAX
 zzuf draws from per seed). Every B files make a batch: a folder .build/fuzz/mutate/batch/, a
-manifest (src, size 64, out NNNNNN.jpg), and one release thumbgen run over it with --no-cache
+manifest (src, size 64, out NNNNNN-64.jpg; a row per size with --sizes, so that a source's
+rows share its decode as a static site's do), and one release thumbgen run over it with --no-cache
 --timeout S --report, in a session of its own so that it and its workers are killed together
 after --run-timeout seconds.
 
@@ -101,6 +102,8 @@ def parse_arguments():
                         help="only seed files with this extension, e.g. jp2 (repeatable)")
     parser.add_argument("--max-seed-bytes", type=int, default=200 * 1024,
                         help="largest seed file taken (default 204800)")
+    parser.add_argument("--sizes", type=lambda text: tuple(int(w) for w in text.split(",")), default=(64,),
+                        metavar="W,...", help="a row per width for each file (default 64)")
     parser.add_argument("--timeout", type=float, default=10, help="thumbgen's --timeout (default 10)")
     parser.add_argument("--run-timeout", type=float, default=300,
                         help="seconds after which a thumbgen run counts as not ending and is killed (default 300)")
@@ -177,13 +180,14 @@ def preflight(thumbgen, args, seed):
     shutil.rmtree(folder)
 
 
-def write_manifest(folder, sources):
+def write_manifest(folder, sources, sizes=(64,)):
     manifest = folder / "manifest.csv"
     with open(manifest, "w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["src", "size", "out"])
         for index, src in enumerate(sources):
-            writer.writerow([str(src), 64, f"{index:06d}.jpg"])
+            for size in sizes:
+                writer.writerow([str(src), size, f"{index:06d}-{size}.jpg"])
     return manifest
 
 
@@ -228,7 +232,7 @@ def run_batch(thumbgen, args, seeds, number, first, count, tally):
     (folder / "src").mkdir(parents=True)
     mutants = mutate(args, seeds, folder / "src", first, count)
     tally.files += count
-    manifest = write_manifest(folder, [m.path for m in mutants])
+    manifest = write_manifest(folder, [m.path for m in mutants], args.sizes)
     report = folder / "report.json"
     stderr_path = folder / "stderr.txt"
     command = thumbgen_command(thumbgen, args, manifest, folder / "out", report)
@@ -254,7 +258,7 @@ def run_batch(thumbgen, args, seeds, number, first, count, tally):
         tail = stderr_path.read_text(errors="replace")[-2000:]
         tally.parent_crashes.append((keep_batch(folder, batch_name), cause, tail))
     else:
-        count_rows(report, mutants, batch_name, folder, tally)
+        count_rows(report, mutants, len(args.sizes), batch_name, folder, tally)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -293,15 +297,15 @@ def keep_batch(folder, name):
     return kept
 
 
-def count_rows(report, mutants, batch_name, folder, tally):
+def count_rows(report, mutants, rows_each, batch_name, folder, tally):
     try:
         rows = json.loads(report.read_text())["rows"]
     except (OSError, ValueError, KeyError) as error:
         tally.bad_reports.append((keep_batch(folder, batch_name), f"no readable report: {error}"))
         return
-    if len(rows) != len(mutants):
+    if len(rows) != len(mutants) * rows_each:
         tally.bad_reports.append((keep_batch(folder, batch_name),
-                                  f"{len(rows)} rows reported of {len(mutants)}"))
+                                  f"{len(rows)} rows reported of {len(mutants) * rows_each}"))
     by_path = {str(m.path): m for m in mutants}
     for row in rows:
         code = row.get("error", {}).get("code", "")

@@ -49,7 +49,8 @@ static inline void *tg_copy_metadata_item(VipsImage *image, const char *name, GV
     return NULL;
 }
 
-/// An sRGB image of interleaved 8-bit pixels copied from `pixels`, carrying the metadata of
+/// An image of interleaved 8-bit pixels copied from `pixels` (sRGB, or greyscale with fewer
+/// than 3 bands), carrying the metadata of
 /// `like` (the header image of the file they were decoded from: its ICC profile, EXIF,
 /// orientation, resolution, loader), as the loader itself would have given it at this size.
 static inline VipsImage *tg_image_from_pixels(const void *pixels, size_t length, int width,
@@ -57,7 +58,7 @@ static inline VipsImage *tg_image_from_pixels(const void *pixels, size_t length,
     VipsImage *out = vips_image_new_from_memory_copy(pixels, length, width, height, bands,
                                                      VIPS_FORMAT_UCHAR);
     if (!out) return NULL;
-    out->Type = VIPS_INTERPRETATION_sRGB;
+    out->Type = bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
     out->Xres = like->Xres;
     out->Yres = like->Yres;
     vips_image_map(like, tg_copy_metadata_item, out);

@@ -11,14 +11,16 @@ struct LayeringTests {
         .appendingPathComponent("../../Sources/Thumbgen").standardizedFileURL
 
     /// libvips' functions and constants, `CVips`' shims (libcurl's shims, `tg_curl_`, are
-    /// `curlSymbols`' business, the Linux ones, `tg_sys_`, `systemSymbols`', and the WebP
-    /// planes, `webpSymbols`') and the GLib calls that free what libvips hands out;
-    /// `CJPEGWriter`, which writes libvips images.
-    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
+    /// `curlSymbols`' business, the Linux ones, `tg_sys_`, `systemSymbols`', the WebP planes,
+    /// `webpSymbols`', and the JPEG coefficients, `jpegScaleSymbols`') and the GLib calls that
+    /// free what libvips hands out; `CJPEGWriter`, which writes libvips images.
+    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
     /// `CSystem`: its module and its shims.
     static let systemSymbols = #"import CSystem|tg_sys_"#
     /// `CWebPScale`: its module and its functions.
     static let webpSymbols = #"import CWebPScale|tg_webp_|tg_area_"#
+    /// `CJPEGScale`: its module and its functions.
+    static let jpegScaleSymbols = #"import CJPEGScale|tg_jpeg_coefficients_"#
     /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).
     static let imagePointer = #"\.pointer\b"#
     /// libcurl's functions, shims, types and constants.
@@ -112,13 +114,20 @@ struct LayeringTests {
         #expect(found.isEmpty, "CSystem outside its wrapper files:\n\(lines)")
     }
 
-    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, which owns the planes")
-    func webpPlanesStayInTheirWrapper() throws {
-        let owner: (String) -> Bool = { $0 == "Imaging/WebPPlanes.swift" }
-        #expect(try Self.hits(of: Self.webpSymbols) { !owner($0) }.hits.count >= 2)
-        let found = try Self.hits(of: Self.webpSymbols, outside: owner).hits
+    /// The C targets with one owner file each: the pattern of their symbols, and the owner.
+    static let ownedTargets: [(name: String, symbols: String, owner: String)] = [
+        ("CWebPScale", webpSymbols, "Imaging/WebPPlanes.swift"),
+        ("CJPEGScale", jpegScaleSymbols, "Imaging/JPEGCoefficients.swift"),
+    ]
+
+    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift",
+          arguments: ownedTargets.indices)
+    func decodersStayInTheirWrappers(_ index: Int) throws {
+        let (name, symbols, owner) = Self.ownedTargets[index]
+        #expect(try Self.hits(of: symbols) { $0 != owner }.hits.count >= 2)
+        let found = try Self.hits(of: symbols, outside: { $0 == owner }).hits
         let lines = found.map(\.description).joined(separator: "\n")
-        #expect(found.isEmpty, "CWebPScale outside WebPPlanes.swift:\n\(lines)")
+        #expect(found.isEmpty, "\(name) outside \(owner):\n\(lines)")
     }
 
     /// `scripts/layers` (run with `python3`), with `arguments`: its exit status and output.

@@ -5,8 +5,8 @@
 /// loader reduces to (JPEG and WebP shrink on load), × the frames kept, × bands (3, or 4 with
 /// alpha), × bytes per band (1, or 2 beyond 8 bits). It is an upper bound for a streamed
 /// decode, which holds strips of it, and about right for one held in memory (shared by
-/// several rows, turned upright, or animated), plus a still WebP's planes where its rows share
-/// them.
+/// several rows, turned upright, or animated), plus a still WebP's planes or a JPEG's
+/// coefficients where its rows share them.
 struct DecodeEstimate: Codable, Sendable {
     /// The estimated bytes.
     var bytes: Int64
@@ -15,8 +15,10 @@ struct DecodeEstimate: Codable, Sendable {
     var height: Int
 
     /// The estimate for `header`, decoded once per group (`scale`: the fraction of full size
-    /// the loader decodes at; `allFrames`: every frame kept).
-    static func of(_ header: ImageHeader, groups: [(scale: Double, allFrames: Bool)]) -> DecodeEstimate {
+    /// the loader decodes at; `allFrames`: every frame kept); `sharesCoefficients`: a JPEG's
+    /// groups are made from its coefficients (`JPEGCoefficients`).
+    static func of(_ header: ImageHeader, groups: [(scale: Double, allFrames: Bool)],
+                   sharesCoefficients: Bool = false) -> DecodeEstimate {
         let bands = header.hasAlpha ? 4.0 : 3.0
         let depth = header.isEightBit ? 1.0 : 2.0
         let largest = groups.map { group -> Double in
@@ -31,7 +33,11 @@ struct DecodeEstimate: Codable, Sendable {
             && groups.contains { !$0.allFrames && $0.scale <= WebPPlanes.largestScale }
         let planes = sharesPlanes
             ? Double(header.orientedWidth) * Double(header.orientedHeight) * (header.hasAlpha ? 2.5 : 1.5) : 0
-        return DecodeEstimate(bytes: Int64(min(largest + planes, Double(Int64.max / 2))),
+        // A JPEG's coefficients: two bytes for each of a block's 64, for every block of every
+        // component, which is at most two bytes a band a pixel (no chroma subsampling).
+        let coefficients = sharesCoefficients
+            ? Double(header.orientedWidth) * Double(header.orientedHeight) * bands * 2 : 0
+        return DecodeEstimate(bytes: Int64(min(largest + planes + coefficients, Double(Int64.max / 2))),
                                        width: header.orientedWidth, height: header.orientedHeight)
     }
 }

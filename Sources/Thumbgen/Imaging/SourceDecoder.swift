@@ -21,7 +21,10 @@ struct SourceDecoder: Sendable {
         var heifThumbnailScale: Double?
         /// A still WebP's planes, decoded once for all its rows at up to half size
         /// (`WebPPlanes`); nil for other formats.
-        var webpPlanes: SharedWebPPlanes?
+        var webpPlanes: SharedDecode<WebPPlanes>?
+        /// A JPEG's coefficients, read once for its rows at DCT scales below full size
+        /// (`JPEGCoefficients`), when its rows need more than one such scale; nil otherwise.
+        var jpegCoefficients: SharedDecode<JPEGCoefficients>?
     }
 
     /// Reads a file's header, sniffing its format by content; fails when one frame is over the
@@ -37,7 +40,7 @@ struct SourceDecoder: Sendable {
             opened.heifThumbnailScale = Double(width) / Double(image.width)
         }
         if header.loader == "webpload", header.frames == 1 {
-            opened.webpPlanes = SharedWebPPlanes(path: path)
+            opened.webpPlanes = SharedDecode { WebPPlanes.decode(path: path) }
         }
         return opened
     }
@@ -76,9 +79,15 @@ struct SourceDecoder: Sendable {
                 image = try VipsImageRef.loadJPEG(path: path, shrinkFactor: factor, access: access,
                                                   strictness: strictness)
             }
+            // The loader above has read the header alone; the pixels come from the coefficients
+            // where the source has them (the same pixels, `JPEGCoefficients`).
+            if JPEGCoefficients.factors.contains(factor), let coefficients = source.jpegCoefficients?.value() {
+                image = try coefficients.image(factor: factor, like: image)
+                isInMemory = true
+            }
         case "webpload":
             let scale = ShrinkOnLoad.webpScale(requiredScale: requiredScale)
-            if !allFrames, scale <= WebPPlanes.largestScale, let planes = source.webpPlanes?.planes() {
+            if !allFrames, scale <= WebPPlanes.largestScale, let planes = source.webpPlanes?.value() {
                 image = try planes.image(at: scale, like: source.image)
                 isInMemory = true
             } else if scale < 1 || reopen {

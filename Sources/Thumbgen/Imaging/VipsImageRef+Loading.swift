@@ -47,16 +47,26 @@ extension VipsImageRef {
         }
     }
 
-    /// An sRGB image of the interleaved 8-bit `pixels` (`bands` of them a pixel, rows of
-    /// `width` with no padding), copied, with the metadata of `source` (the header image of the
-    /// file they were decoded from): what its loader would have opened at this size.
-    static func fromPixels(_ pixels: UnsafeRawBufferPointer, width: Int, height: Int, bands: Int,
-                           like source: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-        guard let base = pixels.baseAddress,
-              let pointer = tg_image_from_pixels(base, pixels.count, Int32(width), Int32(height),
-                                                 Int32(bands), source.pointer) else {
-            throw .libvips(operation: "new_from_memory", message: VipsErrorBuffer.take())
+    /// An image of `width` × `height` interleaved 8-bit pixels (`bands` of them a pixel: sRGB,
+    /// or grey below 3), which `render` writes into a buffer of exactly that many bytes, rows
+    /// with no padding, returning false when it cannot (then `failure` is thrown). The image
+    /// has the metadata of `source` (the header image of the file they were decoded from):
+    /// what its loader would have opened at this size.
+    static func rendered(width: Int, height: Int, bands: Int, like source: VipsImageRef,
+                         failure: @autoclosure () -> ImagingError,
+                         _ render: (UnsafeMutableBufferPointer<UInt8>) -> Bool) throws(ImagingError) -> VipsImageRef {
+        var rendered = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * bands) { buffer, count in
+            rendered = render(buffer)
+            count = rendered ? buffer.count : 0
         }
+        guard rendered else { throw failure() }
+        let pointer = pixels.withUnsafeBytes { bytes in
+            bytes.baseAddress.flatMap {
+                tg_image_from_pixels($0, bytes.count, Int32(width), Int32(height), Int32(bands), source.pointer)
+            }
+        }
+        guard let pointer else { throw .libvips(operation: "new_from_memory", message: VipsErrorBuffer.take()) }
         return VipsImageRef(owning: pointer)
     }
 

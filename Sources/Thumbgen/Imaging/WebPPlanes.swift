@@ -36,12 +36,7 @@ final class WebPPlanes: @unchecked Sendable {
     /// animated, damaged, unreadable), which libvips decodes instead, so that a damaged file
     /// fails as it always has.
     static func decode(path: String) -> WebPPlanes? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        let planes = data.withUnsafeBytes { bytes -> OpaquePointer? in
-            guard let base = bytes.bindMemory(to: UInt8.self).baseAddress else { return nil }
-            return tg_webp_planes_decode(base, bytes.count)
-        }
-        return planes.map(WebPPlanes.init)
+        SharedDecode.decodeFile(path) { tg_webp_planes_decode($0, $1).map(WebPPlanes.init) }
     }
 
     /// The size `scale` (at most `largestScale`) of the full size gives, rounded as libvips'
@@ -54,41 +49,11 @@ final class WebPPlanes: @unchecked Sendable {
     /// metadata of `source` (the file's header image).
     func image(at scale: Double, like source: VipsImageRef) throws(ImagingError) -> VipsImageRef {
         let (width, height) = size(at: scale)
-        let bands = hasAlpha ? 4 : 3
-        var status: Int32 = -1
-        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * bands) { buffer, count in
-            status = tg_webp_planes_render(planes, Int32(width), Int32(height), buffer.baseAddress, buffer.count)
-            count = status == 0 ? buffer.count : 0
-        }
-        guard status == 0 else {
-            throw .libvips(operation: "webpload", message: "cannot scale the WebP to \(width)×\(height)")
-        }
-        let made = pixels.withUnsafeBytes { bytes in
-            Result { () throws(ImagingError) in
-                try VipsImageRef.fromPixels(bytes, width: width, height: height, bands: bands, like: source)
-            }
-        }
-        return try made.get()
-    }
-}
-
-/// A source's `WebPPlanes`, decoded the first time a row asks and then shared by every row of
-/// the source (nil when the file has none to give).
-final class SharedWebPPlanes: @unchecked Sendable {
-    private let path: String
-    private let lock = NSLock()
-    private var decoded: WebPPlanes??
-
-    /// Planes to be decoded from the file at `path` when first asked for.
-    init(path: String) { self.path = path }
-
-    /// The planes, decoding them on the first call.
-    func planes() -> WebPPlanes? {
-        lock.withLock {
-            if let decoded { return decoded }
-            let planes = WebPPlanes.decode(path: path)
-            decoded = .some(planes)
-            return planes
+        return try VipsImageRef.rendered(
+            width: width, height: height, bands: hasAlpha ? 4 : 3, like: source,
+            failure: .libvips(operation: "webpload", message: "cannot scale the WebP to \(width)×\(height)")
+        ) { buffer in
+            tg_webp_planes_render(planes, Int32(width), Int32(height), buffer.baseAddress, buffer.count) == 0
         }
     }
 }

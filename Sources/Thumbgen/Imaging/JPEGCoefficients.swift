@@ -1,0 +1,54 @@
+import CJPEGScale
+import Foundation
+
+/// A JPEG's DCT coefficients, read once, from which each DCT scale its rows need is made
+/// (`tg_jpeg_scale.h`).
+///
+/// libjpeg scales while it decodes, but Huffman-decodes the whole file for every scale, so
+/// rows needing ½, ¼ and ⅛ paid three decodes; from the coefficients, a scale costs its
+/// reduced IDCTs and colour conversion alone. A scale's pixels are those of libjpeg's own
+/// scaled decode, byte for byte (`JPEGCoefficientsTests`), so a row's bytes are the same
+/// whichever other rows share the coefficients. Full-size rows are decoded by libvips.
+final class JPEGCoefficients: @unchecked Sendable {
+    /// The DCT scales the coefficients give, as shrink factors.
+    static let factors: Set<Int> = [2, 4, 8]
+
+    private let coefficients: OpaquePointer
+    /// Full size, as stored (before any orientation).
+    let width: Int
+    let height: Int
+    /// Bands of the pixels: 1 (grey) or 3 (RGB).
+    let bands: Int
+    /// Bytes the coefficients hold.
+    let bytes: Int
+
+    private init(_ coefficients: OpaquePointer) {
+        self.coefficients = coefficients
+        width = Int(tg_jpeg_coefficients_width(coefficients))
+        height = Int(tg_jpeg_coefficients_height(coefficients))
+        bands = Int(tg_jpeg_coefficients_bands(coefficients))
+        bytes = tg_jpeg_coefficients_bytes(coefficients)
+    }
+
+    deinit { tg_jpeg_coefficients_free(coefficients) }
+
+    /// The coefficients of the JPEG at `path`; nil for one whose scaled decode they cannot
+    /// reproduce (CMYK, 12-bit, unusual sampling, any damage libjpeg warns of), which libvips
+    /// decodes instead, so that a damaged file fails as it always has.
+    static func read(path: String) -> JPEGCoefficients? {
+        SharedDecode.decodeFile(path) { tg_jpeg_coefficients_read($0, $1).map(JPEGCoefficients.init) }
+    }
+
+    /// The image at 1/`factor` (one of `factors`), in memory, with the size and metadata of
+    /// `source`: libvips' header of the file at that shrink.
+    func image(factor: Int, like source: VipsImageRef) throws(ImagingError) -> VipsImageRef {
+        let width = source.width, height = source.height
+        return try VipsImageRef.rendered(
+            width: width, height: height, bands: bands, like: source,
+            failure: .libvips(operation: "jpegload", message: "cannot scale the JPEG by 1/\(factor) to \(width)×\(height)")
+        ) { buffer in
+            source.bands == bands && tg_jpeg_coefficients_render(
+                coefficients, Int32(factor), Int32(width), Int32(height), buffer.baseAddress, buffer.count) == 0
+        }
+    }
+}
