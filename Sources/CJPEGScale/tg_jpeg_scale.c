@@ -31,11 +31,16 @@ enum { COMPONENTS_MAX = 3, RANGE_TABLE = 5 * (MAXJSAMPLE + 1) + CENTERJSAMPLE };
 typedef struct {
     int h, v;                      // sampling factors
     int blocks_wide, blocks_high;  // blocks holding image data
-    JCOEF *coefficients;           // blocks_wide × blocks_high blocks of 64, natural order
+    JBLOCKROW *rows;               // blocks_high rows of blocks_wide blocks of 64, natural
+                                   // order, in libjpeg's arrays (`decoder` keeps them)
     Multiplier quantisers[DCTSIZE2];  // the islow IDCT's multipliers: the quantisation steps
 } Component;
 
 struct tg_jpeg_coefficients {
+    // The decompressor that read the coefficients, kept alive (never called again but to be
+    // destroyed) because its memory holds them: copying them out would hold them twice.
+    struct jpeg_decompress_struct *decoder;
+    struct jpeg_error_mgr *errors;
     int width, height, count, max_h, max_v;
     Component components[COMPONENTS_MAX];
     JSAMPLE range[RANGE_TABLE];
@@ -208,25 +213,23 @@ static int within_limit(const JCOEF *blocks, size_t count, const Multiplier *qua
     return 1;
 }
 
-// Copies the coefficients out of libjpeg's arrays; 0, or -1 when memory runs out or a
-// coefficient is beyond the limit.
-static int copy_coefficients(struct tg_jpeg_coefficients *c, j_decompress_ptr cinfo,
-                             jvirt_barray_ptr *arrays) {
+// Finds every row of the coefficients in libjpeg's arrays, which its memory manager holds
+// whole in memory (libjpeg-turbo has no backing store), so that the rows stay where they are
+// until the decompressor is destroyed; 0, or -1 when memory runs out or a block is beyond
+// what libjpeg's SIMD and C IDCTs compute alike.
+static int find_rows(struct tg_jpeg_coefficients *c, j_decompress_ptr cinfo, jvirt_barray_ptr *arrays) {
     for (int i = 0; i < c->count; i++) {
         Component *component = &c->components[i];
         jpeg_component_info *info = &cinfo->comp_info[i];
-        size_t row_blocks = (size_t) component->blocks_wide;
-        component->coefficients = malloc(row_blocks * (size_t) component->blocks_high * sizeof(JBLOCK));
-        if (!component->coefficients) return -1;
+        for (int k = 0; k < DCTSIZE2; k++) component->quantisers[k] = (Multiplier) info->quant_table->quantval[k];
+        component->rows = malloc(sizeof(JBLOCKROW) * (size_t) component->blocks_high);
+        if (!component->rows) return -1;
         for (int row = 0; row < component->blocks_high; row++) {
             JBLOCKARRAY rows = (*cinfo->mem->access_virt_barray)((j_common_ptr) cinfo, arrays[i],
                                                                 (JDIMENSION) row, 1, FALSE);
-            memcpy(component->coefficients + (size_t) row * row_blocks * DCTSIZE2, rows[0],
-                   row_blocks * sizeof(JBLOCK));
+            component->rows[row] = rows[0];
+            if (!within_limit(rows[0][0], (size_t) component->blocks_wide, component->quantisers)) return -1;
         }
-        for (int k = 0; k < DCTSIZE2; k++) component->quantisers[k] = (Multiplier) info->quant_table->quantval[k];
-        if (!within_limit(component->coefficients, row_blocks * (size_t) component->blocks_high, component->quantisers))
-            return -1;
     }
     return 0;
 }
@@ -253,49 +256,46 @@ static int is_fully_refined(j_decompress_ptr cinfo) {
 
 tg_jpeg_coefficients *tg_jpeg_coefficients_read(const uint8_t *data, size_t length) {
     if (!data || length == 0 || length > (size_t) 0xffffffffu) return NULL;
-    struct jpeg_decompress_struct cinfo;
-    ErrorTrap trap;
-    // Written after setjmp and read after a jump: volatile, so the jump sees their values.
-    struct tg_jpeg_coefficients *volatile result = NULL;
-    cinfo.err = jpeg_std_error(&trap.manager);
-    trap.manager.error_exit = trap_error_exit;
-    trap.manager.emit_message = trap_emit_message;
-    trap.manager.output_message = trap_output_message;
-    if (setjmp(trap.jump)) {
-        jpeg_destroy_decompress(&cinfo);
-        tg_jpeg_coefficients_free(result);
+    struct tg_jpeg_coefficients *volatile c = calloc(1, sizeof *c);
+    ErrorTrap *trap = calloc(1, sizeof *trap);
+    struct jpeg_decompress_struct *cinfo = calloc(1, sizeof *cinfo);
+    if (!c || !trap || !cinfo) {
+        free(c);
+        free(trap);
+        free(cinfo);
         return NULL;
     }
-    jpeg_create_decompress(&cinfo);
-    jpeg_mem_src(&cinfo, data, (unsigned long) length);
-    if (jpeg_read_header(&cinfo, TRUE) != JPEG_HEADER_OK || !is_reproducible(&cinfo)) {
-        jpeg_destroy_decompress(&cinfo);
+    c->decoder = cinfo;
+    c->errors = &trap->manager;
+    cinfo->err = jpeg_std_error(&trap->manager);
+    trap->manager.error_exit = trap_error_exit;
+    trap->manager.emit_message = trap_emit_message;
+    trap->manager.output_message = trap_output_message;
+    if (setjmp(trap->jump)) {
+        tg_jpeg_coefficients_free(c);
         return NULL;
     }
-    struct tg_jpeg_coefficients *c = calloc(1, sizeof *c);
-    if (!c) {
-        jpeg_destroy_decompress(&cinfo);
+    jpeg_create_decompress(cinfo);
+    jpeg_mem_src(cinfo, data, (unsigned long) length);
+    if (jpeg_read_header(cinfo, TRUE) != JPEG_HEADER_OK || !is_reproducible(cinfo)) {
+        tg_jpeg_coefficients_free(c);
         return NULL;
     }
-    result = c;
-    c->width = (int) cinfo.image_width;
-    c->height = (int) cinfo.image_height;
-    c->count = cinfo.num_components;
-    c->max_h = cinfo.max_h_samp_factor;
-    c->max_v = cinfo.max_v_samp_factor;
+    c->width = (int) cinfo->image_width;
+    c->height = (int) cinfo->image_height;
+    c->count = cinfo->num_components;
+    c->max_h = cinfo->max_h_samp_factor;
+    c->max_v = cinfo->max_v_samp_factor;
     for (int i = 0; i < c->count; i++) {
-        c->components[i].h = cinfo.comp_info[i].h_samp_factor;
-        c->components[i].v = cinfo.comp_info[i].v_samp_factor;
-        c->components[i].blocks_wide = (int) cinfo.comp_info[i].width_in_blocks;
-        c->components[i].blocks_high = (int) cinfo.comp_info[i].height_in_blocks;
+        c->components[i].h = cinfo->comp_info[i].h_samp_factor;
+        c->components[i].v = cinfo->comp_info[i].v_samp_factor;
+        c->components[i].blocks_wide = (int) cinfo->comp_info[i].width_in_blocks;
+        c->components[i].blocks_high = (int) cinfo->comp_info[i].height_in_blocks;
     }
-    int ok = has_reproducible_sampling(c);
-    jvirt_barray_ptr *arrays = ok ? jpeg_read_coefficients(&cinfo) : NULL;
-    ok = arrays && trap.manager.num_warnings == 0 && is_fully_refined(&cinfo)
-        && copy_coefficients(c, &cinfo, arrays) == 0;
-    // Reading to the end catches damage after the last scan, which libjpeg warns of.
-    if (ok) ok = jpeg_finish_decompress(&cinfo) && trap.manager.num_warnings == 0;
-    jpeg_destroy_decompress(&cinfo);
+    // jpeg_read_coefficients reads the whole file, to its end marker: damage anywhere in it
+    // has been warned of by the time it returns.
+    jvirt_barray_ptr *arrays = has_reproducible_sampling(c) ? jpeg_read_coefficients(cinfo) : NULL;
+    int ok = arrays && trap->manager.num_warnings == 0 && is_fully_refined(cinfo) && find_rows(c, cinfo, arrays) == 0;
     if (!ok) {
         tg_jpeg_coefficients_free(c);
         return NULL;
@@ -327,7 +327,13 @@ int tg_jpeg_coefficients_scaled_height(const tg_jpeg_coefficients *c, int factor
 
 void tg_jpeg_coefficients_free(tg_jpeg_coefficients *c) {
     if (!c) return;
-    for (int i = 0; i < COMPONENTS_MAX; i++) free(c->components[i].coefficients);
+    for (int i = 0; i < COMPONENTS_MAX; i++) free(c->components[i].rows);
+    if (c->decoder) {
+        jpeg_destroy_decompress(c->decoder);
+        free(c->decoder);
+    }
+    // The error manager is the first member of the trap that holds it.
+    free(c->errors);
     free(c);
 }
 
@@ -361,7 +367,7 @@ static int render_component(const struct tg_jpeg_coefficients *c, const Componen
     JSAMPROW rows[DCTSIZE];
     for (int by = 0; by < component->blocks_high; by++) {
         for (int r = 0; r < size; r++) rows[r] = plane + ((size_t) by * (size_t) size + (size_t) r) * stride;
-        JCOEF *block = component->coefficients + (size_t) by * (size_t) component->blocks_wide * DCTSIZE2;
+        JCOEF *block = component->rows[by][0];
         for (int bx = 0; bx < component->blocks_wide; bx++, block += DCTSIZE2) {
             idct(&carrier, &info, block, rows, (JDIMENSION) (bx * size));
         }

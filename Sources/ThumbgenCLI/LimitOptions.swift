@@ -26,7 +26,7 @@ struct LimitOptions: ParsableArguments {
         guard maxPixels > 0, maxFrames > 0, maxOutputSize > 0 else {
             throw ValidationError("--max-pixels, --max-frames and --max-output-size must be positive")
         }
-        for loader in extraLoaders where !VipsRuntime.loaderExists(loader) {
+        for loader in extraLoaders where !VipsRuntime.loaderExists(loader, loadingModules: true) {
             throw ValidationError("--enable-loader \(loader): libvips has no such loader (`thumbgen doctor` lists them)")
         }
     }

@@ -85,9 +85,14 @@ public enum VipsRuntime {
         }
     }
 
-    /// Whether libvips has a loader with this nickname (`svgload`, `jpegload`, ...).
-    public static func loaderExists(_ nickname: String) -> Bool {
-        (try? initialised.get()) != nil && loaderFamily(nickname) != nil
+    /// Whether libvips has a loader with this nickname (`svgload`, `jpegload`, ...). With
+    /// `loadingModules`, one in a module this process has not loaded (ImageMagick's, poppler's)
+    /// counts too: every module is loaded to find it, as `--enable-loader` will load them.
+    public static func loaderExists(_ nickname: String, loadingModules: Bool = false) -> Bool {
+        guard (try? initialised.get()) != nil else { return false }
+        if loaderFamily(nickname) != nil { return true }
+        guard loadingModules, (try? loadAllModules()) != nil else { return false }
+        return loaderFamily(nickname) != nil
     }
 
     /// The loader that opens the file at `path`, by nickname, or nil when no enabled loader
