@@ -13,7 +13,7 @@ extension Pipeline {
     /// the next row names another source: rows of one source, whose paths often differ only
     /// in `{w}x{h}`, are then planned in manifest order on one thread, where a later row never
     /// has to wait for an earlier one to claim its path (`OutputClaims`).
-    func check(_ request: ThumbnailRequest, pattern: OutputPathPattern?) {
+    func queueForPlanning(_ request: ThumbnailRequest, pattern: OutputPathPattern?) {
         let ready = unplanned.withLock { waiting in
             guard let last = waiting.requests.last?.source else { return false }
             let count = waiting.requests.count

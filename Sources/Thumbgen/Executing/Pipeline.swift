@@ -151,7 +151,7 @@ public final class Pipeline: Sendable {
             delivery.claims?.expect(row: request.row, pattern: pattern)
             return carryOut(RemoteAsking.plan(by: planner) { $0.plan(request) }, for: request)
         }
-        check(request, pattern: pattern)
+        queueForPlanning(request, pattern: pattern)
     }
 
     /// Takes a place in the admission window, waiting for one. While it waits it keeps handing
