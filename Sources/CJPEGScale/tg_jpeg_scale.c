@@ -309,14 +309,6 @@ int tg_jpeg_coefficients_width(const tg_jpeg_coefficients *c) { return c->width;
 int tg_jpeg_coefficients_height(const tg_jpeg_coefficients *c) { return c->height; }
 int tg_jpeg_coefficients_bands(const tg_jpeg_coefficients *c) { return c->count; }
 
-size_t tg_jpeg_coefficients_bytes(const tg_jpeg_coefficients *c) {
-    size_t bytes = sizeof *c;
-    for (int i = 0; i < c->count; i++) {
-        bytes += (size_t) c->components[i].blocks_wide * (size_t) c->components[i].blocks_high * sizeof(JBLOCK);
-    }
-    return bytes;
-}
-
 int tg_jpeg_coefficients_scaled_width(const tg_jpeg_coefficients *c, int factor) {
     return factor > 0 ? (c->width + factor - 1) / factor : 0;
 }
@@ -351,8 +343,8 @@ static Idct idct_for(int size) {
 }
 
 // One component at its scaled block size: `plane` gets blocks_wide·size × blocks_high·size
-// samples. 0, or -1 when memory runs out.
-static int render_component(const struct tg_jpeg_coefficients *c, const Component *component,
+// samples.
+static void render_component(const struct tg_jpeg_coefficients *c, const Component *component,
                             int size, JSAMPLE *plane) {
     // The IDCTs take a decompressor and a component but read only the range table and the
     // multipliers: carriers holding just those stand in for libjpeg's.
@@ -372,7 +364,6 @@ static int render_component(const struct tg_jpeg_coefficients *c, const Componen
             idct(&carrier, &info, block, rows, (JDIMENSION) (bx * size));
         }
     }
-    return 0;
 }
 
 // One output row from rows of the Y, Cb and Cr planes.
@@ -423,7 +414,7 @@ int tg_jpeg_coefficients_render(const tg_jpeg_coefficients *c, int factor, int w
         size_t rows = (size_t) component->blocks_high * (size_t) size;
         planes[i] = malloc(strides[i] * rows);
         if (!planes[i]) status = -1;
-        else status = render_component(c, component, size, planes[i]);
+        else render_component(c, component, size, planes[i]);
         if (status == 0 && horizontal_ratio(c, component, min_size) == 2) {
             // The samples libjpeg upsamples: the component's width at this scale, rounded up.
             int count = (int) (((size_t) c->width * (size_t) (component->h * size) + (size_t) (c->max_h * DCTSIZE) - 1)

@@ -101,6 +101,19 @@ struct JPEGCoefficientsTests {
         #expect(compared >= 80, "only \(compared) corpus JPEGs compared (\(declined) declined)")
     }
 
+    @Test("A JPEG's decode estimate counts its coefficients and every scale made from them only when two scales share them")
+    func estimate() {
+        let header = ImageHeader(loader: "jpegload", orientedWidth: 4000, orientedHeight: 3000, orientation: 1,
+                                 frames: 1, isSRGBOrGrey: true, isEightBit: true, hasAlpha: false, hasICCProfile: false)
+        let one = DecodeEstimate.of(header, groups: [(scale: 0.5, allFrames: false)])
+        #expect(one.bytes == 2000 * 1500 * 3, "one scale: libjpeg's own scaled decode, streamed")
+        let two = DecodeEstimate.of(header, groups: [(scale: 0.5, allFrames: false), (scale: 0.25, allFrames: false)])
+        #expect(two.bytes == (2000 * 1500 + 1000 * 750) * 3 + 4000 * 3000 * 3 * 2,
+                "two scales: both images and the coefficients at two bytes a band a pixel")
+        let withFull = DecodeEstimate.of(header, groups: [(scale: 1, allFrames: false), (scale: 0.5, allFrames: false)])
+        #expect(withFull.bytes == 4000 * 3000 * 3, "full size and one scale share no coefficients")
+    }
+
     @Test("Damaged, truncated and non-JPEG files have no coefficients: libvips decodes them")
     func declined() throws {
         try VipsRuntime.start()

@@ -29,9 +29,6 @@ int tg_jpeg_coefficients_width(const tg_jpeg_coefficients *coefficients);
 int tg_jpeg_coefficients_height(const tg_jpeg_coefficients *coefficients);
 int tg_jpeg_coefficients_bands(const tg_jpeg_coefficients *coefficients);
 
-/// Bytes the coefficients hold.
-size_t tg_jpeg_coefficients_bytes(const tg_jpeg_coefficients *coefficients);
-
 /// The size the image has at 1/`factor` (2, 4 or 8), as libjpeg rounds it (up).
 int tg_jpeg_coefficients_scaled_width(const tg_jpeg_coefficients *coefficients, int factor);
 int tg_jpeg_coefficients_scaled_height(const tg_jpeg_coefficients *coefficients, int factor);

@@ -13,21 +13,25 @@ final class JPEGCoefficients: @unchecked Sendable {
     /// The DCT scales the coefficients give, as shrink factors.
     static let factors: Set<Int> = [2, 4, 8]
 
+    /// Whether a source's decode groups read its coefficients: a JPEG's, when two or more
+    /// groups decode below full size. With one, libjpeg's own scaled decode is faster (it need
+    /// not keep the coefficients), so every one-size run decodes as libvips does.
+    static func areShared(loader: String, groups: [(scale: Double, allFrames: Bool)]) -> Bool {
+        loader == "jpegload" && Set(groups.filter { !$0.allFrames && $0.scale < 1 }.map(\.scale)).count > 1
+    }
+
     private let coefficients: OpaquePointer
     /// Full size, as stored (before any orientation).
     let width: Int
     let height: Int
     /// Bands of the pixels: 1 (grey) or 3 (RGB).
     let bands: Int
-    /// Bytes the coefficients hold.
-    let bytes: Int
 
     private init(_ coefficients: OpaquePointer) {
         self.coefficients = coefficients
         width = Int(tg_jpeg_coefficients_width(coefficients))
         height = Int(tg_jpeg_coefficients_height(coefficients))
         bands = Int(tg_jpeg_coefficients_bands(coefficients))
-        bytes = tg_jpeg_coefficients_bytes(coefficients)
     }
 
     deinit { tg_jpeg_coefficients_free(coefficients) }

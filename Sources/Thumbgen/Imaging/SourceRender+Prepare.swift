@@ -13,10 +13,9 @@ extension SourceRender {
     /// row's pixels depend on which other rows shared the decode. The file is opened once: at
     /// most one group (the one that loads at full size) reads the opened image itself; the
     /// others load again with their own settings, except a still lossy WebP's groups up to
-    /// half size, which are each made in memory from one decode of its planes, and a JPEG's
-    /// groups at two or more DCT scales, made from one read of its coefficients; both held
-    /// until this returns. Throws only what ends every row: a source that cannot be opened, a refused
-    /// decode, or a timeout.
+    /// half size, each made in memory from one decode of its planes, and a JPEG's groups at two
+    /// or more DCT scales, each made in memory from one read of its coefficients. Throws only
+    /// what ends every row: a source that cannot be opened, a refused decode, or a timeout.
     /// The rows come back in the order to render them: a group's rows together, so that a
     /// group's lazy pixels can be let go before the next group's are made.
     func prepare(_ path: String, rows: [Row], open: [Int], listener: Listener,
@@ -71,15 +70,11 @@ extension SourceRender {
                                                       heifThumbnailScale: opened.heifThumbnailScale),
                       allFrames: allFrames($0))
         }
-        // A JPEG whose rows need two or more DCT scales reads its coefficients once for them
-        // all; with one, libjpeg's own scaled decode is faster (it need not keep them).
-        let jpegScales = header.loader == "jpegload"
-            ? Set(groups.keys.filter { !$0.allFrames && $0.scale < 1 }.map(\.scale)) : []
-        if jpegScales.count > 1 {
+        let decodes = groups.keys.map { (scale: $0.scale, allFrames: $0.allFrames) }
+        if JPEGCoefficients.areShared(loader: header.loader, groups: decodes) {
             opened.jpegCoefficients = SharedDecode { JPEGCoefficients.read(path: path) }
         }
-        try listener.admit(DecodeEstimate.of(header, groups: groups.keys.map { ($0.scale, $0.allFrames) },
-                                             sharesCoefficients: jpegScales.count > 1))
+        try listener.admit(DecodeEstimate.of(header, groups: decodes))
         listener.stage(.decode, nil)
         // Every frame of an animation held in memory for sharing would cost frames × width ×
         // height × bands bytes (192 MB for 400 frames of 400×300); decoding it again per row

@@ -10,7 +10,8 @@ import Foundation
 ///
 /// Rows share a decode only when their shrink-on-load agrees (the groups of a still lossy
 /// WebP up to half size all share one decode into its planes, `WebPPlanes`, each group its own
-/// average of them), and scaled pixels only when their crop, size, kernel and colour agree
+/// average of them; a JPEG's groups at two or more DCT scales share one read of its
+/// coefficients, `JPEGCoefficients`, each group libjpeg's own pixels at its scale), and scaled pixels only when their crop, size, kernel and colour agree
 /// (`SharedScale`): a row's bytes depend on the source and its own recipe alone, never on
 /// which other rows share its source.
 ///
