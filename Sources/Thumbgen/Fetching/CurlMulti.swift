@@ -11,6 +11,8 @@ final class CurlMulti: @unchecked Sendable {
     private let handle: UnsafeMutableRawPointer
     /// The transfers libcurl is running, by their easy handle.
     private var attached: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+    /// Options answered as unknown without asking libcurl (tests only).
+    private let refusals: CurlRefusals
 
     /// A multi handle that keeps to the policy's connection limits. Throws when libcurl cannot
     /// make one, or refuses a limit (naming it): as with a transfer's own options, a limit
@@ -19,6 +21,7 @@ final class CurlMulti: @unchecked Sendable {
         CurlRuntime.start()
         guard let handle = curl_multi_init() else { throw .other("libcurl could not start its transfer loop") }
         self.handle = handle
+        refusals = policy.refusals
         try set(.maxHostConnections, policy.connectionsPerHost)
         try set(.maxTotalConnections, policy.concurrentTransfers)
     }
@@ -77,11 +80,11 @@ final class CurlMulti: @unchecked Sendable {
         return transfer
     }
 
-    /// Sets one option on the handle; throws, naming it, when libcurl refuses it, or when the
-    /// test-only `CurlMultiOption.refusedForTesting` names it (answered as a libcurl without it
-    /// would, without asking libcurl). The one multi setopt wrapper.
+    /// Sets one option on the handle; throws, naming it, when libcurl refuses it, or when
+    /// `refusals` names it (answered as a libcurl without it would, without asking libcurl).
+    /// The one multi setopt wrapper.
     private func set(_ option: CurlMultiOption, _ value: Int) throws(FetchError) {
-        let code = CurlMultiOption.refusedForTesting.contains(option)
+        let code = refusals.multi.contains(option)
             ? CURLM_UNKNOWN_OPTION : tg_curl_multi_set_long(handle, option.code, value)
         guard code == CURLM_OK else {
             throw .setup(option: option.name, reason: String(cString: curl_multi_strerror(code)),

@@ -19,9 +19,4 @@ enum CurlMultiOption: String, CaseIterable, Sendable {
         case .maxTotalConnections: CURLMOPT_MAX_TOTAL_CONNECTIONS
         }
     }
-
-    /// TEST ONLY. The options `THUMBGEN_FAULT_CURL_OPTION` names (see `CurlFaultInjection`),
-    /// which `CurlMulti`'s setopt wrapper answers with `CURLM_UNKNOWN_OPTION`.
-    static let refusedForTesting: Set<CurlMultiOption> = Set(
-        CurlFaultInjection.refusedOptions(prefix: "CURLMOPT_").compactMap(CurlMultiOption.init(rawValue:)))
 }

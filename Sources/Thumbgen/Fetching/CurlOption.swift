@@ -84,9 +84,4 @@ enum CurlOption: String, CaseIterable, Sendable {
         case .netrcFile: CURLOPT_NETRC_FILE
         }
     }
-
-    /// TEST ONLY. The options `THUMBGEN_FAULT_CURL_OPTION` names (see `CurlFaultInjection`),
-    /// which `CurlTransfer`'s setopt wrapper answers with `CURLE_UNKNOWN_OPTION`.
-    static let refusedForTesting: Set<CurlOption> = Set(
-        CurlFaultInjection.refusedOptions(prefix: "CURLOPT_").compactMap(CurlOption.init(rawValue:)))
 }

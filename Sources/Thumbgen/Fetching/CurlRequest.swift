@@ -116,7 +116,7 @@ final class CurlRequest: @unchecked Sendable {
                            body: UnsafeBufferPointer<UInt8>) throws(FetchError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(.url) { tg_curl_set_string($0, $1, request.url) }
-        try CurlTransfer.restrictProtocols(handle)
+        try CurlTransfer.restrictProtocols(handle, refusing: CurlRefusals())
         try set(.connectTimeoutMS) { tg_curl_set_long($0, $1, Int(request.limits.connect * 1000)) }
         try set(.timeoutMS) { tg_curl_set_long($0, $1, Int(request.limits.total * 1000)) }
         // A stall is under one byte a second for the stall time (whole seconds, at least one).
@@ -157,7 +157,7 @@ final class CurlRequest: @unchecked Sendable {
 
     private func set(_ option: CurlOption,
                      _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) throws(FetchError) {
-        let code = CurlTransfer.attempt(option, on: handle, apply)
+        let code = CurlTransfer.attempt(option, on: handle, refusing: CurlRefusals(), apply)
         guard code == CURLE_OK else { throw CurlTransfer.refusal(option, code, nil) }
     }
 

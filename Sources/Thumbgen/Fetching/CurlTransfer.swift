@@ -58,7 +58,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func configure() throws(FetchError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(.url) { tg_curl_set_string($0, $1, url.absoluteString) }
-        try Self.restrictProtocols(handle)
+        try Self.restrictProtocols(handle, refusing: policy.refusals)
         try set(.followLocation) { tg_curl_set_long($0, $1, 1) }
         try set(.maxRedirs) { tg_curl_set_long($0, $1, policy.maxRedirects) }
         try set(.connectTimeoutMS) { tg_curl_set_long($0, $1, Int(policy.connectTimeout * 1000)) }
@@ -89,16 +89,16 @@ final class CurlTransfer: @unchecked Sendable {
     /// Sets one option on this transfer's handle; throws, naming it, when libcurl refuses it.
     private func set(_ option: CurlOption, _ missing: (consequence: String, remedy: String)? = nil,
                      _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) throws(FetchError) {
-        let code = Self.attempt(option, on: handle, apply)
+        let code = Self.attempt(option, on: handle, refusing: policy.refusals, apply)
         guard code == CURLE_OK else { throw Self.refusal(option, code, missing) }
     }
 
     /// What `apply` (one of shim.h's typed setters, given the handle and the option's constant)
-    /// returns, or, for an option the test-only `CurlOption.refusedForTesting` names, the
-    /// `CURLE_UNKNOWN_OPTION` a libcurl without it would return. The one setopt wrapper.
-    static func attempt(_ option: CurlOption, on handle: UnsafeMutableRawPointer,
-                                _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) -> CURLcode {
-        if CurlOption.refusedForTesting.contains(option) { return CURLE_UNKNOWN_OPTION }
+    /// returns, or, for an option `refusals` names, the `CURLE_UNKNOWN_OPTION` a libcurl without
+    /// it would return. The one setopt wrapper.
+    static func attempt(_ option: CurlOption, on handle: UnsafeMutableRawPointer, refusing refusals: CurlRefusals,
+                        _ apply: (UnsafeMutableRawPointer, CURLoption) -> CURLcode) -> CURLcode {
+        if refusals.easy.contains(option) { return CURLE_UNKNOWN_OPTION }
         return apply(handle, option.code)
     }
 
@@ -124,13 +124,13 @@ final class CurlTransfer: @unchecked Sendable {
     /// `CURLOPT_PROTOCOLS_STR` (7.85) where libcurl has it, else the bitmask it replaced
     /// (7.19.4), which restricts just the same. Required whatever `--allow-private-network`
     /// says, since that flag is about addresses, not protocols.
-    static func restrictProtocols(_ handle: UnsafeMutableRawPointer) throws(FetchError) {
+    static func restrictProtocols(_ handle: UnsafeMutableRawPointer, refusing refusals: CurlRefusals) throws(FetchError) {
         let pairs: [(CurlOption, CurlOption)] = [(.protocolsStr, .protocols), (.redirProtocolsStr, .redirProtocols)]
         for (named, bitmask) in pairs {
-            let code = attempt(named, on: handle) { tg_curl_set_string($0, $1, CurlVersion.webProtocols) }
+            let code = attempt(named, on: handle, refusing: refusals) { tg_curl_set_string($0, $1, CurlVersion.webProtocols) }
             if code == CURLE_OK { continue }
             guard code == CURLE_UNKNOWN_OPTION else { throw refusal(named, code, protocolsMissing) }
-            let fallback = attempt(bitmask, on: handle) {
+            let fallback = attempt(bitmask, on: handle, refusing: refusals) {
                 tg_curl_set_long($0, $1, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
             }
             guard fallback == CURLE_OK else { throw refusal(bitmask, fallback, protocolsMissing) }
@@ -138,15 +138,15 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// Which of the safeguards this libcurl can install, tried on a handle that never runs
-    /// (the test-only fault injector applies, as it does to transfers): for `thumbgen doctor`.
-    static func probeSafeguards() -> (addressGuard: Bool, protocolRestriction: Bool) {
+    /// (`refusals` apply, as they do to transfers): for `thumbgen doctor`.
+    static func probeSafeguards(refusing refusals: CurlRefusals) -> (addressGuard: Bool, protocolRestriction: Bool) {
         CurlRuntime.start()
         guard let handle = curl_easy_init() else { return (false, false) }
         defer { curl_easy_cleanup(handle) }
-        let addressGuard = attempt(.prereqFunction, on: handle) { handle, _ in
+        let addressGuard = attempt(.prereqFunction, on: handle, refusing: refusals) { handle, _ in
             tg_curl_set_prereq_callback(handle, curlPrereq)
         } == CURLE_OK
-        let protocolRestriction = (try? restrictProtocols(handle)) != nil
+        let protocolRestriction = (try? restrictProtocols(handle, refusing: refusals)) != nil
         return (addressGuard, protocolRestriction)
     }
 

@@ -23,11 +23,15 @@ public struct CurlVersion: Sendable, Equatable {
 
     /// What the loaded libcurl reports, and which safeguards it can install (tried on a handle
     /// that never runs).
-    public static let current: CurlVersion = {
-        var current = loaded.version
-        (current.addressGuard, current.protocolRestriction) = CurlTransfer.probeSafeguards()
-        return current
-    }()
+    public static let current = probed(refusing: CurlRefusals())
+
+    /// What the loaded libcurl reports, with its safeguards probed as if it lacked the options
+    /// `refusals` names.
+    static func probed(refusing refusals: CurlRefusals) -> CurlVersion {
+        var version = loaded.version
+        (version.addressGuard, version.protocolRestriction) = CurlTransfer.probeSafeguards(refusing: refusals)
+        return version
+    }
 
     /// The safeguards missing for a run, as `thumbgen doctor` names them; the address guard is
     /// not needed when `allowPrivateNetwork` is set.

@@ -27,6 +27,8 @@ public struct FetchPolicy: Sendable, Equatable {
     public var allowPrivateNetwork = false
     /// The `User-Agent` header.
     public var userAgent = "thumbgen/\(ThumbgenVersion.current)"
+    /// Options answered as unknown without asking libcurl; empty but in tests (`CurlRefusals`).
+    var refusals = CurlRefusals()
 
     /// The default policy.
     public init() {}
