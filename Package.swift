@@ -2,8 +2,8 @@
 import PackageDescription
 
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
-/// (`thumbgen`) over it; libvips and libcurl are reached only through the `CVips` and `CCurl`
-/// system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
+/// (`thumbgen`) over it; libvips, libcurl and SQLite are reached only through the `CVips`,
+/// `CCurl` and `CSQLite` system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
 /// three C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
 /// libjpeg's setjmp errors, `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
 /// scale made from it (libjpeg's own reduced IDCTs, which only C can call), and `CWebPScale`,
@@ -32,6 +32,10 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(name: "CSystem"),
+        .systemLibrary(
+            name: "CSQLite",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(
             name: "CJPEGWriter",
             dependencies: ["CVips"],
@@ -54,6 +58,7 @@ let package = Package(
                 "CWebPScale",
                 "CCurl",
                 "CSystem",
+                "CSQLite",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

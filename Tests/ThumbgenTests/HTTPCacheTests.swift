@@ -53,7 +53,7 @@ struct HTTPCacheTests {
         #expect(row.cache == outcome)
         #expect(row.ms?["decode"] == nil)
         #expect(row.source_sha256 == first.report?.row(2)?.source_sha256)
-        let stored = !CacheFiles(root: space.cache).entries("urls").isEmpty
+        let stored = !CacheFiles(root: space.cache).urls().isEmpty
         #expect(stored == (maxAge > 0 || (maxAge == 0 && !path.contains("no_store"))))
     }
 

@@ -14,13 +14,15 @@ struct LayeringTests {
     /// `curlSymbols`' business, the Linux ones, `tg_sys_`, `systemSymbols`', the WebP planes,
     /// `webpSymbols`', and the JPEG coefficients, `jpegScaleSymbols`') and the GLib calls that
     /// free what libvips hands out; `CJPEGWriter`, which writes libvips images.
-    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
+    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_|sqlite_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
     /// `CSystem`: its module and its shims.
     static let systemSymbols = #"import CSystem|tg_sys_"#
     /// `CWebPScale`: its module and its functions.
     static let webpSymbols = #"import CWebPScale|tg_webp_|tg_area_"#
     /// `CJPEGScale`: its module and its functions.
     static let jpegScaleSymbols = #"import CJPEGScale|tg_jpeg_coefficients_"#
+    /// `CSQLite`: its module, SQLite's functions and constants, and the shim.
+    static let sqliteSymbols = #"import CSQLite|sqlite3_|SQLITE_|tg_sqlite_"#
     /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).
     static let imagePointer = #"\.pointer\b"#
     /// libcurl's functions, shims, types and constants.
@@ -118,9 +120,10 @@ struct LayeringTests {
     static let ownedTargets: [(name: String, symbols: String, owner: String)] = [
         ("CWebPScale", webpSymbols, "Imaging/WebPPlanes.swift"),
         ("CJPEGScale", jpegScaleSymbols, "Imaging/JPEGCoefficients.swift"),
+        ("CSQLite", sqliteSymbols, "Caching/Store/IndexDatabase.swift"),
     ]
 
-    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift",
+    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift, SQLite only from Caching/Store/IndexDatabase.swift",
           arguments: ownedTargets.indices)
     func decodersStayInTheirWrappers(_ index: Int) throws {
         let (name, symbols, owner) = Self.ownedTargets[index]

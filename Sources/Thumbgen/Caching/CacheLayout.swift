@@ -20,6 +20,10 @@ struct CacheLayout: Sendable {
     /// The kinds of entry, one folder each.
     enum Kind: String, CaseIterable, Sendable {
         case blobs, outputs, urls, files, recipes
+
+        /// The kinds kept as files under `ROOT/v1`; URL records and recipe histories are rows of
+        /// the database (`IndexDatabase`).
+        static let inFiles: [Kind] = [.blobs, .outputs, .files]
     }
 
     /// The cache directory as given.
@@ -40,8 +44,10 @@ struct CacheLayout: Sendable {
     func folder(_ kind: Kind) -> String { base + "/" + kind.rawValue }
     /// Where files are written before they are renamed into place.
     var temporaryFolder: String { base + "/tmp" }
-    /// Where run records go.
+    /// Where run records went before the database (`LegacyIndexImport`).
     var runsFolder: String { base + "/runs" }
+    /// `ROOT/index.db`: the cache's database (`IndexDatabase`).
+    var indexPath: String { root.path + "/index.db" }
 
     /// The path of the entry `name` (64 hex digits) of `kind`.
     func path(_ kind: Kind, _ name: String) -> String {
@@ -51,7 +57,7 @@ struct CacheLayout: Sendable {
     /// Creates the folders; false when the directory cannot be made or written.
     func create() -> Bool {
         let fm = FileManager.default
-        for folder in Kind.allCases.map(folder) + [temporaryFolder, runsFolder] {
+        for folder in Kind.inFiles.map(folder) + [temporaryFolder] {
             guard (try? fm.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
             else { return false }
         }

@@ -37,6 +37,10 @@ extension CacheMaintenance {
                 continue
             }
         }
+        // The database is emptied, not removed: another process may have it open.
+        let index = clearIndex()
+        result.files += index.entries
+        result.bytes += index.bytes
         guard FileManager.default.fileExists(atPath: layout.base) else { return try recreated(result) }
         guard let aside = TemporaryFolder.create(in: root, for: "v1-cleared") else {
             let reason = String(cString: strerror(errno))
@@ -45,8 +49,8 @@ extension CacheMaintenance {
         let moved = aside.path + "/v1"
         if rename(layout.base, moved) == 0 {
             let tree = layout.tree(moved)
-            result.files = tree.files
-            result.bytes = tree.bytes
+            result.files += tree.files
+            result.bytes += tree.bytes
         } else if errno != ENOENT {
             let reason = String(cString: strerror(errno))
             layout.removeTree(aside.path)

@@ -16,11 +16,17 @@ extension CacheMaintenance {
     /// A record, and the blob it names: they are used together, so they go together. A blob
     /// that several records name goes with the last of them.
     private struct Unit {
-        var record: CacheLayout.Entry
+        /// A record file, or rows of the database.
+        enum Record {
+            case file(CacheLayout.Entry)
+            case row(IndexUnit)
+        }
+        var record: Record
         var kind: CacheLayout.Kind
         var blob: String?
-        /// The record's last use: its own time, or a journal's (`JournalUse`). The record's
-        /// own stays as listed, which `remove` checks to leave alone a record used since.
+        /// The record's last use: its file's time or its row's, or a journal's (`JournalUse`).
+        /// The record's own stays as listed, which `remove` checks to leave alone a record used
+        /// since.
         var lastUse: Double
     }
 
@@ -30,8 +36,8 @@ extension CacheMaintenance {
     /// 1970.
     ///
     /// An output record or URL record and its blob are one unit whose last use is the
-    /// record's (a run reads the record every time it uses the blob), or that of the newest
-    /// warm journal naming it (`JournalUse`). Local-file records and
+    /// record's (a run reads the record every time it uses the blob; a URL record's use is the
+    /// database's `last_used`), or that of the newest warm journal naming it (`JournalUse`). Local-file records and
     /// recipe histories are units of their own (losing one costs a re-hash, or `explain` its
     /// "what changed"), so that `maxSize` can always be met. A blob that a kept record names is kept.
     public func prune(maxSize: Int64?, maxAge: Double?,
@@ -48,13 +54,19 @@ extension CacheMaintenance {
         var units: [Unit] = []
         var references: [String: Int] = [:]
         let journals = JournalUse(layout: layout)
-        for kind in [CacheLayout.Kind.outputs, .urls, .files, .recipes] {
+        for kind in [CacheLayout.Kind.outputs, .files] {
             for entry in layout.entries(kind) {
-                let blob = kind == .files || kind == .recipes ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
+                let blob = kind == .files ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
                 if let blob { references[blob, default: 0] += 1 }
-                units.append(Unit(record: entry, kind: kind, blob: blob, lastUse: journals.lastUse(of: entry, kind: kind)))
+                units.append(Unit(record: .file(entry), kind: kind, blob: blob,
+                                  lastUse: journals.lastUse(of: entry, kind: kind)))
                 total += entry.size
             }
+        }
+        for row in indexUnits() {
+            if let blob = row.blob { references[blob, default: 0] += 1 }
+            units.append(Unit(record: .row(row), kind: Self.kind(of: row), blob: row.blob, lastUse: row.lastUse))
+            total += row.size
         }
 
         // A young orphan is most likely a blob whose record a running process is about to
@@ -70,8 +82,19 @@ extension CacheMaintenance {
             let tooLarge = maxSize.map { total > $0 } ?? false
             // Oldest first: once a unit is neither expired nor needed for the size, no later one is.
             guard expired || tooLarge else { break }
-            guard remove(unit.record, kind: unit.kind, total: &total, result: &result),
-                  let digest = unit.blob else { continue }
+            let removed: Bool
+            switch unit.record {
+            case .file(let entry):
+                removed = remove(entry, kind: unit.kind, total: &total, result: &result)
+            case .row(let row):
+                removed = remove(row)
+                if removed {
+                    result.removed[unit.kind] += 1
+                    result.freed += row.size
+                    total -= row.size
+                }
+            }
+            guard removed, let digest = unit.blob else { continue }
             references[digest, default: 1] -= 1
             if references[digest] == 0, let blob = blobs[digest] {
                 _ = remove(blob, kind: .blobs, total: &total, result: &result)

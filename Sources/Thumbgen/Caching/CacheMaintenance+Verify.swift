@@ -24,13 +24,14 @@ extension CacheMaintenance {
             guard let actual = ContentDigest.ofFile(at: blob.path), actual != blob.name else { continue }
             if layout.remove(blob) == .removed { result.removed.blobs += 1 }
         }
-        for kind in [CacheLayout.Kind.outputs, .urls, .files, .recipes] {
+        for kind in [CacheLayout.Kind.outputs, .files] {
             for entry in layout.entries(kind) {
                 result.checked[kind] += 1
                 guard !isSound(entry, kind: kind) else { continue }
                 if layout.remove(entry) == .removed { result.removed[kind] += 1 }
             }
         }
+        verifyIndex(into: &result)
         return result
     }
 
@@ -43,18 +44,10 @@ extension CacheMaintenance {
         case .outputs:
             guard let output = OutputIndex.decode(record) else { return false }
             return cache.blobs.contains(output.sha256)
-        case .urls:
-            guard let url = URLIndex.decode(record), URLIndex.name(for: url.url) == entry.name else {
-                return false
-            }
-            return cache.blobs.contains(url.digest)
         case .files:
             guard let file = FileIndex.decode(record) else { return false }
             return FileIndex.name(for: file.path) == entry.name
-        case .recipes:
-            guard let history = RecipeHistory.decode(record) else { return false }
-            return ContentDigest.of(text: history.source) == entry.name
-        case .blobs:
+        case .blobs, .urls, .recipes:
             return false
         }
     }

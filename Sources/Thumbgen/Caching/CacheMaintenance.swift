@@ -82,14 +82,20 @@ public struct CacheMaintenance: Sendable {
     public func stats() -> Stats {
         var stats = Stats(directory: cache.directory)
         let journals = JournalUse(layout: layout)
-        for kind in CacheLayout.Kind.allCases {
+        func count(_ kind: CacheLayout.Kind, size: Int64, lastUse: Double) {
+            stats.entries[kind] += 1
+            stats.bytes[kind] += size
+            let used = Date(timeIntervalSince1970: lastUse)
+            stats.oldestUse = min(stats.oldestUse ?? used, used)
+            stats.newestUse = max(stats.newestUse ?? used, used)
+        }
+        for kind in CacheLayout.Kind.inFiles {
             for entry in layout.entries(kind) {
-                stats.entries[kind] += 1
-                stats.bytes[kind] += entry.size
-                let used = Date(timeIntervalSince1970: journals.lastUse(of: entry, kind: kind))
-                stats.oldestUse = min(stats.oldestUse ?? used, used)
-                stats.newestUse = max(stats.newestUse ?? used, used)
+                count(kind, size: entry.size, lastUse: journals.lastUse(of: entry, kind: kind))
             }
+        }
+        for unit in indexUnits() {
+            count(Self.kind(of: unit), size: unit.size, lastUse: unit.lastUse)
         }
         stats.runs = RunLog(cache: cache).entries()
         return stats
@@ -101,15 +107,10 @@ public struct CacheMaintenance: Sendable {
         layout.read(entry.path).flatMap { CacheRecord(decoding: $0.bytes) }
     }
 
-    /// The blob a record of `kind` names: `sha256` for an output, `digest` for a URL. A file
-    /// record holds the digest of a local file, which is not in the store, and a recipe history
-    /// holds keys: they name none.
+    /// The blob a record file of `kind` names: `sha256` for an output. A file record holds the
+    /// digest of a local file, which is not in the store: it names none.
     static func blob(namedBy record: CacheRecord, kind: CacheLayout.Kind) -> String? {
-        switch kind {
-        case .outputs: return OutputIndex.decode(record)?.sha256
-        case .urls: return URLIndex.decode(record)?.digest
-        case .blobs, .files, .recipes: return nil
-        }
+        kind == .outputs ? OutputIndex.decode(record)?.sha256 : nil
     }
 }
 

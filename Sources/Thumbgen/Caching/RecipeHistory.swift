@@ -1,24 +1,18 @@
 import Foundation
-import Synchronization
 
 /// The output keys recently made for each source, with the text each is the digest of, so
 /// that `thumbgen explain` can say which part of a row's key changed since its output was
 /// last made (the recipe, the source's bytes, libvips). The identify stage notes the keys its
-/// jobs are about to render, once per source. One record per source, named by the
-/// SHA-256 of the source's identity (`file PATH` or `url URL`), holding its newest `limit`
-/// keys.
+/// jobs are about to render, once per source: the `recipes` table of the cache's database, by
+/// the source's identity (`file PATH` or `url URL`), its newest `limit` keys.
 ///
-/// It only informs: a record lost to a concurrent writer in another process, or pruned, costs
-/// `explain` its "what changed" line, never a wrong output.
+/// It only informs: a history pruned or lost costs `explain` its "what changed" line, never a
+/// wrong output. `decode` reads the records of the cache layout before the database (imported
+/// once, `LegacyIndexImport`).
 struct RecipeHistory: Sendable {
-    let layout: CacheLayout
-
+    let index: IndexDatabase
     /// Keys kept per source: enough for the sizes a web build makes of one image.
     static let limit = 32
-
-    /// Read-modify-write of one record at a time in this process, so that the outputs of one
-    /// source rendered at once do not drop one another's keys.
-    private static let updating = Mutex(())
 
     /// The identity a source's record is kept under.
     static func identity(of source: SourceLocation) -> String {
@@ -28,33 +22,39 @@ struct RecipeHistory: Sendable {
         }
     }
 
-    /// The entry name of `source`'s record.
-    static func name(for source: SourceLocation) -> String { ContentDigest.of(text: identity(of: source)) }
-
-    /// Notes that outputs of `source` are made under `keys` (one write for all of a source's
-    /// rows: a web build makes several sizes of each image).
+    /// Notes that outputs of `source` are made under `keys` (one transaction for all of a
+    /// source's rows: a web build makes several sizes of each image); the newest `limit` stay.
     func note(_ keys: [OutputKey], for source: SourceLocation) {
         guard !keys.isEmpty else { return }
-        let path = layout.path(.recipes, Self.name(for: source))
-        Self.updating.withLock { _ in
-            var entry = layout.readMarkingUsed(path).flatMap { CacheRecord(decoding: $0.bytes) }
-                .flatMap { Self.decode($0)?.source == Self.identity(of: source) ? $0 : nil }
-                ?? CacheRecord()
-            let new = keys.filter { entry[$0.digest] != $0.text }
-            guard !new.isEmpty || entry["source"] == nil else { return }
-            if entry["source"] == nil { entry["source"] = Self.identity(of: source) }
-            for key in new { entry[key.digest] = key.text }  // moved to the end: the newest
-            while entry.fields.count > Self.limit + 1 { entry[entry.fields[1].name] = nil }
-            layout.write(entry.encoded, to: path)
+        let identity = Self.identity(of: source)
+        let now = Date().timeIntervalSince1970
+        index.transaction { transaction in
+            for (offset, key) in keys.enumerated() {
+                // A key on record keeps its place; a new one is the newest (in the rows' order).
+                transaction.execute("""
+                    INSERT INTO recipes (source, key, recipe, noted, last_used) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (source, key) DO NOTHING
+                    """, [.text(identity), .text(key.digest), .text(key.text),
+                          .real(now + Double(offset) * 1e-6), .real(now)])
+            }
+            transaction.execute("UPDATE recipes SET last_used = ? WHERE source = ?", [.real(now), .text(identity)])
+            transaction.execute("""
+                DELETE FROM recipes WHERE source = ?1 AND key NOT IN
+                  (SELECT key FROM recipes WHERE source = ?1 ORDER BY noted DESC LIMIT ?2)
+                """, [.text(identity), .integer(Int64(Self.limit))])
         }
     }
 
     /// The keys on record for `source`, oldest first.
     func keys(for source: SourceLocation) -> [OutputKey] {
-        let path = layout.path(.recipes, Self.name(for: source))
-        guard let entry = layout.read(path).flatMap({ CacheRecord(decoding: $0.bytes) }),
-              let decoded = Self.decode(entry), decoded.source == Self.identity(of: source) else { return [] }
-        return decoded.keys
+        var keys: [OutputKey] = []
+        index.query("SELECT key, recipe FROM recipes WHERE source = ? ORDER BY noted",
+                    [.text(Self.identity(of: source))]) { row in
+            guard let digest = row.text(0), let text = row.text(1), let key = OutputKey(storedText: text),
+                  key.digest == digest else { return }
+            keys.append(key)
+        }
+        return keys
     }
 
     /// The identity and keys `entry` holds, or nil when it is not a history record.

@@ -3,8 +3,7 @@ import Foundation
 /// One record per run that used the cache, kept in the cache itself, so that `thumbgen cache
 /// stats` can show the hit rates of recent runs whichever process or machine made them.
 ///
-/// Each run is its own file (`v1/runs/SECONDS-RANDOM`), written by rename like every entry;
-/// only the newest `kept` are kept.
+/// Each run is a row of the database's `runs` table; only the newest `kept` are kept.
 public struct RunLog: Sendable {
     /// One run.
     public struct Entry: Sendable, Equatable {
@@ -30,72 +29,66 @@ public struct RunLog: Sendable {
 
     /// Runs kept.
     public static let kept = 50
-    let layout: CacheLayout
+    let index: IndexDatabase
 
     /// The run log of `cache`.
     public init(cache: ThumbnailCache) {
-        layout = cache.layout
+        index = cache.index
     }
 
     /// Adds a run, and drops the oldest beyond `kept`.
     public func append(_ entry: Entry) {
-        var record = CacheRecord()
-        record["command"] = entry.command
-        record["ended-at"] = String(entry.endedAt)
-        record["rows"] = String(entry.rows)
-        record["hit"] = String(entry.hit)
-        record["miss"] = String(entry.miss)
-        record["revalidated"] = String(entry.revalidated)
-        record["failed"] = String(entry.failed)
-        record["seconds"] = String(entry.seconds)
-        if let remote = entry.remote {
-            for (name, value) in Self.remoteFields(remote) { record["remote-" + name] = String(value) }
+        index.transaction { transaction in
+            transaction.execute("""
+                INSERT INTO runs (ended_at, command, rows, hit, miss, revalidated, failed, seconds, remote)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, [.real(entry.endedAt), .text(entry.command), .integer(Int64(entry.rows)),
+                      .integer(Int64(entry.hit)), .integer(Int64(entry.miss)),
+                      .integer(Int64(entry.revalidated)), .integer(Int64(entry.failed)),
+                      .real(entry.seconds), entry.remote.map { .text(Self.text($0)) } ?? .null])
+            transaction.execute("""
+                DELETE FROM runs WHERE rowid NOT IN
+                  (SELECT rowid FROM runs ORDER BY ended_at DESC, rowid DESC LIMIT ?)
+                """, [.integer(Int64(Self.kept))])
         }
-        let name = String(format: "%013.3f-%08x", entry.endedAt, UInt32.random(in: 0...UInt32.max))
-        layout.write(record.encoded, to: layout.runsFolder + "/" + name)
-        let names = fileNames()
-        for old in names.dropLast(Self.kept) { layout.remove(layout.runsFolder + "/" + old) }
     }
 
     /// The runs on record, oldest first.
     public func entries() -> [Entry] {
-        fileNames().compactMap { name in
-            guard let (bytes, _) = layout.read(layout.runsFolder + "/" + name),
-                  let r = CacheRecord(decoding: bytes),
-                  let command = r["command"], let endedAt = r["ended-at"].flatMap(Double.init),
-                  let rows = r["rows"].flatMap(Int.init), let hit = r["hit"].flatMap(Int.init),
-                  let miss = r["miss"].flatMap(Int.init),
-                  let revalidated = r["revalidated"].flatMap(Int.init),
-                  let failed = r["failed"].flatMap(Int.init),
-                  let seconds = r["seconds"].flatMap(Double.init) else { return nil }
-            return Entry(command: command, endedAt: endedAt, rows: rows, hit: hit, miss: miss,
-                         revalidated: revalidated, failed: failed, seconds: seconds, remote: Self.remote(in: r))
+        var entries: [Entry] = []
+        index.query("""
+            SELECT command, ended_at, rows, hit, miss, revalidated, failed, seconds, remote
+            FROM runs ORDER BY ended_at, rowid
+            """) { row in
+            entries.append(Entry(command: row.text(0) ?? "", endedAt: row.real(1), rows: Int(row.integer(2)),
+                                 hit: Int(row.integer(3)), miss: Int(row.integer(4)),
+                                 revalidated: Int(row.integer(5)), failed: Int(row.integer(6)),
+                                 seconds: row.real(7), remote: row.text(8).map(Self.counts)))
         }
+        return entries
     }
 
-    /// The remote counts a run record keeps, by field name (after `remote-`).
-    private static func remoteFields(_ counts: RemoteCacheCounts) -> [(String, Int)] {
+    /// The remote counts as the `remote` column keeps them: `hit=1 miss=2 ...`.
+    static func text(_ counts: RemoteCacheCounts) -> String {
         [("hit", counts.hit), ("miss", counts.miss), ("rejected", counts.rejected),
          ("upload", counts.upload), ("dropped", counts.dropped), ("failed", counts.failed)]
+            .map { "\($0.0)=\($0.1)" }.joined(separator: " ")
     }
 
-    /// The remote counts of a run record; nil for a run without a remote (or written before
-    /// thumbgen had one).
-    private static func remote(in record: CacheRecord) -> RemoteCacheCounts? {
-        guard record["remote-hit"] != nil else { return nil }
-        func count(_ name: String) -> Int { record["remote-" + name].flatMap(Int.init) ?? 0 }
+    /// The counts `text` wrote (a name it does not know, or a bad number, counts 0).
+    static func counts(_ text: String) -> RemoteCacheCounts {
+        var values: [Substring: Int] = [:]
+        for pair in text.split(separator: " ") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { values[parts[0]] = Int(parts[1]) }
+        }
         var counts = RemoteCacheCounts()
-        counts.hit = count("hit")
-        counts.miss = count("miss")
-        counts.rejected = count("rejected")
-        counts.upload = count("upload")
-        counts.dropped = count("dropped")
-        counts.failed = count("failed")
+        counts.hit = values["hit"] ?? 0
+        counts.miss = values["miss"] ?? 0
+        counts.rejected = values["rejected"] ?? 0
+        counts.upload = values["upload"] ?? 0
+        counts.dropped = values["dropped"] ?? 0
+        counts.failed = values["failed"] ?? 0
         return counts
-    }
-
-    private func fileNames() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: layout.runsFolder)) ?? [])
-            .filter { !$0.hasPrefix(".") }.sorted()
     }
 }

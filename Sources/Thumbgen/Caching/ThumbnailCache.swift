@@ -23,40 +23,59 @@ public final class ThumbnailCache: Sendable {
     let urls: URLIndex
     let files: FileIndex
     let recipes: RecipeHistory
+    /// `CACHE/index.db`: what the cache knows besides its blobs and output records.
+    let index: IndexDatabase
+    /// The uses of the database's records this process has not written yet.
+    let uses: UseLog
     /// The remote cache behind this one (`--remote-cache`), if any: asked on a local miss,
     /// and sent what runs render and fetch (`ThumbnailCache+Remote.swift`).
     public let remote: RemoteCache?
 
     /// Opens (creating it if needed) the cache at `directory`, with `remote` behind it; throws
-    /// when it cannot be made or written.
-    public convenience init(directory: URL, remote: RemoteCache? = nil) throws(CacheError) {
-        self.init(layout: CacheLayout(root: directory), remote: remote)
+    /// when it cannot be made or written. `warn` hears, once, of an index database found damaged
+    /// (set aside and started empty) or failing during the run.
+    public convenience init(directory: URL, remote: RemoteCache? = nil,
+                            warn: @escaping @Sendable (String) -> Void = ThumbnailCache.warnOnStandardError)
+        throws(CacheError)
+    {
+        let layout = CacheLayout(root: directory)
         guard layout.create() else {
             throw CacheError(description: "\(directory.path): cannot create or write the cache directory")
         }
+        self.init(layout: layout, remote: remote, warn: warn)
     }
 
     /// Opens the cache at `directory` for looking only: nothing is created or written, reading
     /// an entry does not mark it used, and a damaged one is not dropped. Nil when there is no
     /// cache there.
-    public convenience init?(lookingAt directory: URL) {
+    public convenience init?(lookingAt directory: URL,
+                             warn: @escaping @Sendable (String) -> Void = ThumbnailCache.warnOnStandardError) {
         var layout = CacheLayout(root: directory)
         layout.looksOnly = true
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: layout.base, isDirectory: &isFolder),
               isFolder.boolValue else { return nil }
-        self.init(layout: layout)
+        self.init(layout: layout, warn: warn)
     }
 
-    private init(layout: CacheLayout, remote: RemoteCache? = nil) {
+    private init(layout: CacheLayout, remote: RemoteCache? = nil, warn: @escaping @Sendable (String) -> Void) {
         directory = layout.root
         self.remote = remote
         self.layout = layout
+        index = IndexDatabase(path: layout.indexPath, readOnly: layout.looksOnly, warn: warn)
+        uses = UseLog(index: index)
         blobs = BlobStore(layout: layout)
         outputs = OutputIndex(layout: layout)
-        urls = URLIndex(layout: layout)
+        urls = URLIndex(index: index, uses: uses, looksOnly: layout.looksOnly)
         files = FileIndex(layout: layout)
-        recipes = RecipeHistory(layout: layout)
+        recipes = RecipeHistory(index: index)
+        LegacyIndexImport.run(layout, into: index)
+    }
+
+    /// Writes `warning: MESSAGE` to standard error: where a cache's warnings go unless the
+    /// caller takes them.
+    public static let warnOnStandardError: @Sendable (String) -> Void = { message in
+        FileHandle.standardError.write(Data("thumbgen: warning: \(message)\n".utf8))
     }
 
     /// The default cache directory: `$THUMBGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/thumbgen`,
@@ -73,6 +92,11 @@ public final class ThumbnailCache: Sendable {
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? FileManager.default.homeDirectoryForCurrentUser.path
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/thumbgen")
+    }
+
+    /// Writes the uses of records this process has gathered (`UseLog`): at the end of a run.
+    func recordUses() {
+        uses.flush()
     }
 
     /// The folder in which downloads land before they are moved into the store (the same file

@@ -27,19 +27,26 @@ struct URLRecord: Sendable, Equatable {
     var hasValidators: Bool { etag != nil || lastModified != nil }
 }
 
-/// URL records, by SHA-256 of the URL.
+/// URL records: the `urls` table of the cache's database. The remote cache keeps them as
+/// records of their own (`entry`, `decode`), named by the SHA-256 of the URL (`name`).
 struct URLIndex: Sendable {
-    let layout: CacheLayout
+    let index: IndexDatabase
+    let uses: UseLog
+    /// Whether reading a record is not using it (`--dry-run`, `explain`).
+    let looksOnly: Bool
 
-    private func path(_ url: String) -> String { layout.path(.urls, Self.name(for: url)) }
-
-    /// The record for `url`, or nil when there is none or it is damaged (left for the fetch that
-    /// replaces it, or `cache verify`: a lookup deletes nothing).
+    /// The record for `url`, or nil when there is none or it is unsound (left for the fetch
+    /// that replaces it, or `cache verify`: a lookup deletes nothing). Noted as used.
     func record(_ url: String) -> URLRecord? {
-        let path = path(url)
-        guard let (bytes, _) = layout.readMarkingUsed(path) else { return nil }
-        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode), record.url == url else { return nil }
-        return record
+        var found: URLRecord?
+        index.query("SELECT digest, etag, last_modified, stored_at, fresh_for FROM urls WHERE url = ?",
+                    [.text(url)]) { row in
+            guard let digest = row.text(0), ContentDigest.isValid(digest) else { return }
+            found = URLRecord(url: url, digest: digest, etag: row.text(1), lastModified: row.text(2),
+                              storedAt: row.real(3), freshFor: row.real(4))
+        }
+        if found != nil, !looksOnly { uses.used(url: url) }
+        return found
     }
 
     /// The URL record `entry` holds, or nil when a field is missing or malformed.
@@ -54,9 +61,14 @@ struct URLIndex: Sendable {
     /// The entry name a record for `url` is stored under.
     static func name(for url: String) -> String { ContentDigest.of(text: url) }
 
-    /// Stores `record` (replacing any for its URL).
+    /// Stores `record` (replacing any for its URL), used now.
     func store(_ record: URLRecord) {
-        layout.write(Self.entry(record).encoded, to: path(record.url))
+        index.execute("""
+            INSERT OR REPLACE INTO urls (url, digest, etag, last_modified, stored_at, fresh_for, last_used)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, [.text(record.url), .text(record.digest), record.etag.map { .text($0) } ?? .null,
+                  record.lastModified.map { .text($0) } ?? .null, .real(record.storedAt),
+                  .real(record.freshFor), .real(Date().timeIntervalSince1970)])
     }
 
     /// The record's fields, as `decode` reads them.
@@ -73,6 +85,6 @@ struct URLIndex: Sendable {
 
     /// Forgets `url` (its body may not be stored, or its blob was damaged).
     func remove(_ url: String) {
-        layout.remove(path(url))
+        index.execute("DELETE FROM urls WHERE url = ?", [.text(url)])
     }
 }

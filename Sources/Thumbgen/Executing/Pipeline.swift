@@ -200,6 +200,7 @@ public final class Pipeline: Sendable {
         delivery.claims?.waitForResumes()
         // A cancelled run leaves the last journal as it was: its entries still check themselves.
         if !isCancelled { planner.journal?.save() }
+        configuration.cache?.recordUses()
         let queues = [downloadQueue, identifyQueue, renderQueue, writeQueue]
         let patience = ContinuousClock.now + .seconds(1)
         while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,

@@ -1,8 +1,21 @@
 import Foundation
+@testable import Thumbgen
 
 /// A cache directory as the tests look into it: its entries by kind, and ways to damage them.
 struct CacheFiles {
     let root: URL
+
+    /// The database's files: `index.db`, and SQLite's `-wal` and `-shm` beside it while a
+    /// process has it open.
+    static let databaseFiles: Set<String> = ["index.db", "index.db-wal", "index.db-shm"]
+
+    /// The URLs the cache's database holds records for, sorted.
+    func urls() -> [String] {
+        guard let cache = ThumbnailCache(lookingAt: root) else { return [] }
+        var urls: [String] = []
+        cache.index.query("SELECT url FROM urls ORDER BY url") { row in urls.append(row.text(0) ?? "") }
+        return urls
+    }
 
     /// The paths of every entry of `kind` (`blobs`, `outputs`, `urls`, `files`).
     func entries(_ kind: String) -> [URL] {

@@ -1,0 +1,110 @@
+import Foundation
+
+/// The part of `cache stats`, `prune`, `verify` and `clear` that looks after the rows of the
+/// cache's database: URL records (with the blob each names) and recipe histories (one per
+/// source). Their sizes are the bytes of their text, as their record files held them.
+extension CacheMaintenance {
+    /// One URL record or recipe history, as `prune` weighs it.
+    struct IndexUnit {
+        enum Row {
+            case url(String)
+            case recipes(source: String)
+        }
+        var row: Row
+        var blob: String?
+        var size: Int64
+        var lastUse: Double
+    }
+
+    /// Every URL record and recipe history in the database.
+    func indexUnits() -> [IndexUnit] {
+        var units: [IndexUnit] = []
+        cache.index.query("""
+            SELECT url, digest, last_used,
+                   length(url) + length(digest) + ifnull(length(etag), 0) + ifnull(length(last_modified), 0) + 48
+            FROM urls
+            """) { row in
+            guard let url = row.text(0) else { return }
+            units.append(IndexUnit(row: .url(url), blob: row.text(1), size: row.integer(3), lastUse: row.real(2)))
+        }
+        cache.index.query("""
+            SELECT source, max(last_used), total(length(key) + length(recipe)) + length(source)
+            FROM recipes GROUP BY source
+            """) { row in
+            guard let source = row.text(0) else { return }
+            units.append(IndexUnit(row: .recipes(source: source), blob: nil, size: Int64(row.real(2)),
+                                   lastUse: row.real(1)))
+        }
+        return units
+    }
+
+    /// The kind `unit` counts as.
+    static func kind(of unit: IndexUnit) -> CacheLayout.Kind {
+        switch unit.row {
+        case .url: .urls
+        case .recipes: .recipes
+        }
+    }
+
+    /// Removes `unit` unless a run used it after `unit.lastUse` (it is then left alone, as a
+    /// record file touched since is); true when it went.
+    func remove(_ unit: IndexUnit) -> Bool {
+        switch unit.row {
+        case .url(let url):
+            cache.index.changing("DELETE FROM urls WHERE url = ? AND last_used <= ?",
+                                 [.text(url), .real(unit.lastUse)]) > 0
+        case .recipes(let source):
+            cache.index.changing("""
+                DELETE FROM recipes WHERE source = ?1
+                  AND (SELECT max(last_used) FROM recipes WHERE source = ?1) <= ?2
+                """, [.text(source), .real(unit.lastUse)]) > 0
+        }
+    }
+
+    /// Checks every URL record (a sound digest naming a blob that is present) and every recipe
+    /// history (each key the digest of its recipe), removing what fails; counts into `result`.
+    func verifyIndex(into result: inout VerifyResult) {
+        var unsound: [String] = []
+        cache.index.query("SELECT url, digest FROM urls") { row in
+            result.checked.urls += 1
+            guard let url = row.text(0) else { return }
+            guard let digest = row.text(1), ContentDigest.isValid(digest), cache.blobs.contains(digest) else {
+                return unsound.append(url)
+            }
+        }
+        for url in unsound {
+            result.removed.urls += cache.index.changing("DELETE FROM urls WHERE url = ?", [.text(url)])
+        }
+        var sources: Set<String> = []
+        var damaged: [(source: String, key: String)] = []
+        cache.index.query("SELECT source, key, recipe FROM recipes") { row in
+            guard let source = row.text(0), let key = row.text(1) else { return }
+            sources.insert(source)
+            guard let recipe = row.text(2), OutputKey(storedText: recipe)?.digest == key else {
+                return damaged.append((source, key))
+            }
+        }
+        result.checked.recipes += sources.count
+        var emptied: Set<String> = []
+        for (source, key) in damaged
+        where cache.index.changing("DELETE FROM recipes WHERE source = ? AND key = ?", [.text(source), .text(key)]) > 0 {
+            emptied.insert(source)
+        }
+        result.removed.recipes += emptied.count
+    }
+
+    /// Empties the database's tables; the entries removed (URL records, recipe histories, runs)
+    /// and their bytes of text.
+    func clearIndex() -> (entries: Int, bytes: Int64) {
+        let units = indexUnits()
+        var runs = 0
+        cache.index.query("SELECT count(*) FROM runs") { row in runs = Int(row.integer(0)) }
+        let cleared = cache.index.transaction { transaction in
+            for table in ["urls", "recipes", "runs"] {
+                transaction.execute("DELETE FROM \(table)")
+            }
+        }
+        guard cleared else { return (0, 0) }
+        return (units.count + runs, units.reduce(0) { $0 + $1.size })
+    }
+}

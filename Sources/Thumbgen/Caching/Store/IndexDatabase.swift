@@ -1,0 +1,331 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// The cache's one database, `CACHE/index.db` (SQLite, WAL mode): what the cache knows besides
+/// its blobs and output records (`IndexSchema` lists the tables). The only file that sees SQLite.
+///
+/// One connection per process, behind a lock, with its statements prepared once and kept.
+/// Two processes share the file safely (WAL, a busy timeout). Whatever goes wrong stays a cache
+/// problem, never a run's: a damaged file found on opening is set aside and the database
+/// started empty; one found damaged later, or a write the file system refuses, switches the
+/// database off for the rest of the run (lookups miss, writes are dropped). Either is said once
+/// through `warn`, and no output is lost: outputs and their records are files of their own.
+final class IndexDatabase: Sendable {
+    /// A value bound to a statement's parameter or read from a column.
+    enum Value: Sendable, Equatable {
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+        case null
+    }
+
+    /// One result row, read while the query runs.
+    struct Row: ~Copyable {
+        fileprivate let statement: OpaquePointer
+
+        /// Column `index` as an integer (0 when null).
+        func integer(_ index: Int32) -> Int64 { sqlite3_column_int64(statement, index) }
+        /// Column `index` as a number (0 when null).
+        func real(_ index: Int32) -> Double { sqlite3_column_double(statement, index) }
+        /// Whether column `index` is null.
+        func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement, index) == SQLITE_NULL }
+        /// Column `index` as text; nil when null.
+        func text(_ index: Int32) -> String? {
+            guard sqlite3_column_type(statement, index) != SQLITE_NULL,
+                  let bytes = sqlite3_column_text(statement, index) else { return nil }
+            return String(cString: bytes)
+        }
+    }
+
+    /// The database file.
+    let path: String
+    /// Whether it was opened for reading only (`--dry-run`, `explain`, `cache stats`).
+    let readOnly: Bool
+    private let state: Mutex<State>
+    private let warn: @Sendable (String) -> Void
+
+    fileprivate struct State: @unchecked Sendable {  // the pointers are used under the lock only
+        var connection: OpaquePointer?
+        var statements: [String: OpaquePointer] = [:]
+        /// The file and how it was opened (for `fail`, which sets a damaged file aside).
+        var path = ""
+        var readOnly = false
+        /// Whether the database has failed this run (or never opened).
+        var off = false
+    }
+
+    /// How long a statement waits for another process's write before it gives up.
+    static let busyMilliseconds: Int32 = 10_000
+
+    /// Opens the database at `path`, creating it (and its tables) unless `readOnly`. A file that
+    /// is not a database of ours is set aside (`path.damaged`) and a new one started; `warn`
+    /// hears of it once. Read only, a missing file is an empty database.
+    init(path: String, readOnly: Bool, warn: @escaping @Sendable (String) -> Void) {
+        self.path = path
+        self.readOnly = readOnly
+        self.warn = warn
+        var opened = State()
+        opened.path = path
+        opened.readOnly = readOnly
+        if readOnly && !FileManager.default.fileExists(atPath: path) {
+            opened.off = true
+        } else if let connection = Self.open(path, readOnly: readOnly, warn: warn) {
+            opened.connection = connection
+        } else {
+            opened.off = true
+        }
+        state = Mutex(opened)
+    }
+
+    deinit {
+        state.withLock { state in
+            for statement in state.statements.values { sqlite3_finalize(statement) }
+            if let connection = state.connection { sqlite3_close_v2(connection) }
+        }
+    }
+
+    /// Whether the database answers: false once it failed, and read only when there is none.
+    var isOn: Bool { state.withLock { !$0.off } }
+
+    /// Runs `sql` with `values` bound in order, for its effect; false when it did not run.
+    @discardableResult
+    func execute(_ sql: String, _ values: [Value] = []) -> Bool {
+        query(sql, values) { _ in }
+    }
+
+    /// Runs `sql` (an `INSERT`, `UPDATE` or `DELETE`) with `values`; the rows it changed, 0 when
+    /// it did not run.
+    func changing(_ sql: String, _ values: [Value] = []) -> Int {
+        state.withLock { state in
+            guard Self.run(sql, values, in: &state, warn: warn, { _ in }), let connection = state.connection
+            else { return 0 }
+            return Int(sqlite3_changes(connection))
+        }
+    }
+
+    /// Runs `sql` with `values` bound in order, handing each result row to `body`; false when it
+    /// did not run to its end (a busy database past the timeout, or one that failed). `body`
+    /// runs under the database's lock: it must not use the database itself.
+    @discardableResult
+    func query(_ sql: String, _ values: [Value] = [], _ body: (borrowing Row) -> Void) -> Bool {
+        state.withLock { state in Self.run(sql, values, in: &state, warn: warn, body) }
+    }
+
+    /// Runs `body` in one transaction (one write of the file for all its statements), which
+    /// `body` runs through the `Transaction` it is given; false when it could not commit.
+    @discardableResult
+    func transaction(_ body: (inout Transaction) -> Void) -> Bool {
+        state.withLock { state in
+            guard !state.off, !readOnly else { return false }
+            guard Self.run("BEGIN IMMEDIATE", [], in: &state, warn: warn, { _ in }) else { return false }
+            var transaction = Transaction(state: state, warn: warn)
+            body(&transaction)
+            state = transaction.state
+            guard transaction.ok, Self.run("COMMIT", [], in: &state, warn: warn, { _ in }) else {
+                if !state.off { _ = Self.run("ROLLBACK", [], in: &state, warn: warn, { _ in }) }
+                return false
+            }
+            return true
+        }
+    }
+
+    /// Statements run inside `transaction`, on the connection it holds.
+    struct Transaction: ~Copyable {
+        fileprivate var state: State
+        fileprivate let warn: @Sendable (String) -> Void
+        /// Whether every statement so far ran.
+        fileprivate(set) var ok = true
+
+        /// Runs `sql` with `values`, as `IndexDatabase.execute` does.
+        mutating func execute(_ sql: String, _ values: [Value] = []) {
+            guard ok else { return }
+            ok = IndexDatabase.run(sql, values, in: &state, warn: warn, { _ in })
+        }
+
+        /// Runs `sql` with `values`, as `IndexDatabase.query` does.
+        mutating func query(_ sql: String, _ values: [Value] = [], _ body: (borrowing Row) -> Void) {
+            guard ok else { return }
+            ok = IndexDatabase.run(sql, values, in: &state, warn: warn, body)
+        }
+    }
+
+    // MARK: - The connection
+
+    /// A connection to `path` with the schema in place, or nil (said through `warn`).
+    private static func open(_ path: String, readOnly: Bool,
+                             warn: @Sendable (String) -> Void) -> OpaquePointer? {
+        if let connection = connect(path, readOnly: readOnly) {
+            switch prepare(connection, readOnly: readOnly) {
+            case .ready:
+                return connection
+            case .absent:
+                sqlite3_close_v2(connection)
+                return nil
+            case .newer(let version):
+                sqlite3_close_v2(connection)
+                warn("\(path) was made by a newer thumbgen (schema \(version)): the cache's index is not used this run")
+                return nil
+            case .damaged:
+                sqlite3_close_v2(connection)
+            }
+        }
+        guard !readOnly else {
+            warn("\(path) is damaged or unreadable: the cache's index is not used this run")
+            return nil
+        }
+        // Set aside rather than deleted, so that it can be looked at; the outputs' records and
+        // blobs are files of their own, and only what the index knew is lost.
+        for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+        rename(path, path + ".damaged")
+        warn("\(path) was damaged: set aside as index.db.damaged and started empty (no output is lost)")
+        guard let connection = connect(path, readOnly: false),
+              prepare(connection, readOnly: false) == .ready else {
+            warn("\(path) cannot be made: the cache's index is not used this run")
+            return nil
+        }
+        return connection
+    }
+
+    /// A connection to `path` with a busy timeout, or nil when SQLite cannot open it. Read only,
+    /// it is opened `immutable`: SQLite then makes no `-wal` or `-shm` file and takes no lock, so
+    /// that a dry run leaves the cache directory as it found it (and, should a run write the
+    /// database meanwhile, at worst stops reading it, said through `warn`).
+    private static func connect(_ path: String, readOnly: Bool) -> OpaquePointer? {
+        var connection: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX  // the lock around `State` serialises its use
+        let name = readOnly ? "file:" + uriPath(path) + "?immutable=1" : path
+        guard sqlite3_open_v2(name, &connection, flags, nil) == SQLITE_OK, let connection else {
+            sqlite3_close_v2(connection)
+            return nil
+        }
+        sqlite3_busy_timeout(connection, busyMilliseconds)
+        return connection
+    }
+
+    /// What opening found.
+    private enum Preparation: Equatable {
+        /// The tables are there, at this thumbgen's version.
+        case ready
+        /// Read only, and no tables yet (no run has written the database).
+        case absent
+        /// Made by a newer thumbgen.
+        case newer(Int64)
+        /// Not a database, or one SQLite cannot read.
+        case damaged
+    }
+
+    /// Brings the database on `connection` to `IndexSchema.version` (WAL mode, then each missing
+    /// step in one transaction, which a second process opening it at once waits for).
+    private static func prepare(_ connection: OpaquePointer, readOnly: Bool) -> Preparation {
+        guard let found = userVersion(connection) else { return .damaged }
+        if found > IndexSchema.version { return .newer(found) }
+        if readOnly { return found == IndexSchema.version ? .ready : .absent }
+        guard exec(connection, "PRAGMA journal_mode = WAL"), exec(connection, "PRAGMA synchronous = NORMAL")
+        else { return .damaged }
+        guard found < IndexSchema.version else { return .ready }
+        guard exec(connection, "BEGIN IMMEDIATE") else { return .damaged }
+        // Another process may have made the tables since the version was read.
+        guard let current = userVersion(connection), current <= IndexSchema.version else {
+            _ = exec(connection, "ROLLBACK")
+            return .damaged
+        }
+        for step in IndexSchema.steps.dropFirst(Int(current)) {
+            for statement in step where !exec(connection, statement) {
+                _ = exec(connection, "ROLLBACK")
+                return .damaged
+            }
+        }
+        guard exec(connection, "PRAGMA user_version = \(IndexSchema.version)"), exec(connection, "COMMIT") else {
+            _ = exec(connection, "ROLLBACK")
+            return .damaged
+        }
+        return .ready
+    }
+
+    /// `PRAGMA user_version`, or nil when the file cannot be read as a database.
+    private static func userVersion(_ connection: OpaquePointer) -> Int64? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(connection, "PRAGMA user_version", -1, &statement, nil) == SQLITE_OK,
+              let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { return nil }
+        return sqlite3_column_int64(statement, 0)
+    }
+
+    /// Runs `sql` (no parameters, results ignored); false when SQLite refused it.
+    private static func exec(_ connection: OpaquePointer, _ sql: String) -> Bool {
+        sqlite3_exec(connection, sql, nil, nil, nil) == SQLITE_OK
+    }
+
+    /// `path` for a `file:` URI: the three characters a URI gives a meaning of its own escaped.
+    private static func uriPath(_ path: String) -> String {
+        path.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "?", with: "%3f")
+            .replacingOccurrences(of: "#", with: "%23")
+    }
+
+    /// Runs `sql` on the state's connection; a damaged database or a refused write turns it off.
+    private static func run(_ sql: String, _ values: [Value], in state: inout State,
+                            warn: @Sendable (String) -> Void, _ body: (borrowing Row) -> Void) -> Bool {
+        let (path, readOnly) = (state.path, state.readOnly)
+        guard !state.off, let connection = state.connection else { return false }
+        let statement: OpaquePointer
+        if let prepared = state.statements[sql] {
+            statement = prepared
+        } else {
+            var made: OpaquePointer?
+            let code = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &made, nil)
+            guard code == SQLITE_OK, let made else {
+                fail(code, connection, &state, path: path, readOnly: readOnly, warn: warn)
+                return false
+            }
+            state.statements[sql] = made
+            statement = made
+        }
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .integer(let number): sqlite3_bind_int64(statement, index, number)
+            case .real(let number): sqlite3_bind_double(statement, index, number)
+            case .text(let text): tg_sqlite_bind_text(statement, index, text, -1)
+            case .null: sqlite3_bind_null(statement, index)
+            }
+        }
+        while true {
+            let code = sqlite3_step(statement)
+            switch code {
+            case SQLITE_ROW:
+                body(Row(statement: statement))
+            case SQLITE_DONE:
+                return true
+            default:
+                fail(code, connection, &state, path: path, readOnly: readOnly, warn: warn)
+                return false
+            }
+        }
+    }
+
+    /// After `code`: a busy database past the timeout only fails the statement; damage, a full
+    /// disk or a refused write turn the database off for the rest of the run, said once.
+    private static func fail(_ code: Int32, _ connection: OpaquePointer, _ state: inout State,
+                             path: String, readOnly: Bool, warn: @Sendable (String) -> Void) {
+        let primary = code & 0xff
+        guard primary != SQLITE_BUSY, primary != SQLITE_LOCKED else { return }
+        state.off = true
+        let message = String(cString: sqlite3_errmsg(connection))
+        if !readOnly, primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB {
+            // Set aside now, so that the next run starts a sound one.
+            for suffix in ["-wal", "-shm"] { unlink(path + suffix) }
+            rename(path, path + ".damaged")
+            warn("\(path) is damaged (\(message)): set aside as index.db.damaged; this run goes on without it "
+                 + "and the next starts it empty (no output is lost)")
+        } else {
+            warn("the cache's index stopped answering (\(message)): this run goes on without it")
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// The tables of the cache's database (`IndexDatabase`), as `sqlite3 CACHE/index.db .schema`
+/// shows them. A change to a table is a new `version` with its own step in `steps`: a database
+/// made by an older thumbgen is brought up to date when it is opened, and one made by a newer
+/// thumbgen is left alone (the run goes on without it).
+enum IndexSchema {
+    /// The schema this thumbgen makes (`PRAGMA user_version`).
+    static let version: Int64 = 1
+
+    /// The statements that take a database from version `index` to `index + 1`.
+    static let steps: [[String]] = [
+        [
+            """
+            CREATE TABLE urls (
+              url TEXT PRIMARY KEY,         -- the source URL, as the manifest gives it
+              digest TEXT NOT NULL,         -- SHA-256 of the body it served: its blob
+              etag TEXT,                    -- validators for a conditional request
+              last_modified TEXT,
+              stored_at REAL NOT NULL,      -- when fetched or revalidated (seconds since 1970)
+              fresh_for REAL NOT NULL,      -- seconds the body stays fresh after stored_at
+              last_used REAL NOT NULL       -- the last run that used it (cache prune)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE recipes (
+              source TEXT NOT NULL,         -- 'file PATH' or 'url URL'
+              key TEXT NOT NULL,            -- an output key made of it (SHA-256)
+              recipe TEXT NOT NULL,         -- the text that key is the digest of
+              noted REAL NOT NULL,          -- when it was first noted: the newest 32 are kept
+              last_used REAL NOT NULL,      -- the last run that rendered the source (cache prune)
+              PRIMARY KEY (source, key)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE runs (
+              ended_at REAL NOT NULL,       -- seconds since 1970
+              command TEXT NOT NULL,        -- render or warm
+              rows INTEGER NOT NULL, hit INTEGER NOT NULL, miss INTEGER NOT NULL,
+              revalidated INTEGER NOT NULL, failed INTEGER NOT NULL,
+              seconds REAL NOT NULL,        -- wall time
+              remote TEXT                   -- the remote cache's counts, 'hit=1 miss=2 ...'; null without one
+            )
+            """,
+        ],
+    ]
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Brings what a cache directory of the layout before the database kept as record files
+/// (`v1/urls`, `v1/recipes`, `v1/runs`) into the database, then removes those folders: a first
+/// run after upgrading neither fetches again what a URL record still proves nor loses
+/// `explain`'s history or `cache stats`' runs. A record that does not decode is left out, as a
+/// run would have ignored it. Run by every process that opens a cache for writing and finds
+/// such a folder; importing twice (two processes at once, or one killed halfway) changes nothing.
+enum LegacyIndexImport {
+    /// Imports and removes the legacy folders of `layout` into `index`.
+    static func run(_ layout: CacheLayout, into index: IndexDatabase) {
+        guard !layout.looksOnly, index.isOn else { return }
+        let urls = layout.base + "/urls", recipes = layout.base + "/recipes", runs = layout.runsFolder
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: urls), importURLs(layout, from: urls, into: index) {
+            _ = layout.removeTree(urls)
+        }
+        if fileManager.fileExists(atPath: recipes), importRecipes(layout, from: recipes, into: index) {
+            _ = layout.removeTree(recipes)
+        }
+        if fileManager.fileExists(atPath: runs), importRuns(layout, from: runs, into: index) {
+            _ = layout.removeTree(runs)
+        }
+    }
+
+    /// The record files under `folder` (in its two-character fan-out folders, or directly in it).
+    private static func records(_ layout: CacheLayout, in folder: String, fannedOut: Bool)
+        -> [(record: CacheRecord, modified: Double)]
+    {
+        var paths: [String] = []
+        for name in layout.names(in: folder) where !name.hasPrefix(".") {
+            if fannedOut {
+                paths += layout.names(in: folder + "/" + name).filter { !$0.hasPrefix(".") }
+                    .map { folder + "/" + name + "/" + $0 }
+            } else {
+                paths.append(folder + "/" + name)
+            }
+        }
+        return paths.compactMap { path in
+            layout.read(path).flatMap { read in CacheRecord(decoding: read.bytes).map { ($0, read.modified) } }
+        }
+    }
+
+    private static func importURLs(_ layout: CacheLayout, from folder: String, into index: IndexDatabase) -> Bool {
+        index.transaction { transaction in
+            for (record, modified) in records(layout, in: folder, fannedOut: true) {
+                guard let url = URLIndex.decode(record) else { continue }
+                transaction.execute("""
+                    INSERT OR IGNORE INTO urls (url, digest, etag, last_modified, stored_at, fresh_for, last_used)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(url.url), .text(url.digest), url.etag.map { .text($0) } ?? .null,
+                          url.lastModified.map { .text($0) } ?? .null, .real(url.storedAt), .real(url.freshFor),
+                          .real(modified)])
+            }
+        }
+    }
+
+    private static func importRecipes(_ layout: CacheLayout, from folder: String, into index: IndexDatabase) -> Bool {
+        index.transaction { transaction in
+            for (record, modified) in records(layout, in: folder, fannedOut: true) {
+                guard let history = RecipeHistory.decode(record) else { continue }
+                for (offset, key) in history.keys.enumerated() {
+                    transaction.execute("""
+                        INSERT OR IGNORE INTO recipes (source, key, recipe, noted, last_used) VALUES (?, ?, ?, ?, ?)
+                        """, [.text(history.source), .text(key.digest), .text(key.text),
+                              .real(modified - 1 + Double(offset) * 1e-6), .real(modified)])
+                }
+            }
+        }
+    }
+
+    private static func importRuns(_ layout: CacheLayout, from folder: String, into index: IndexDatabase) -> Bool {
+        index.transaction { transaction in
+            for (record, _) in records(layout, in: folder, fannedOut: false) {
+                guard let command = record["command"], let endedAt = record["ended-at"].flatMap(Double.init)
+                else { continue }
+                func count(_ name: String) -> Int64 { record[name].flatMap(Int64.init) ?? 0 }
+                var remote: IndexDatabase.Value = .null
+                if record["remote-hit"] != nil {
+                    remote = .text(["hit", "miss", "rejected", "upload", "dropped", "failed"]
+                        .map { "\($0)=\(count("remote-" + $0))" }.joined(separator: " "))
+                }
+                transaction.execute("""
+                    INSERT INTO runs (ended_at, command, rows, hit, miss, revalidated, failed, seconds, remote)
+                    SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+                    WHERE NOT EXISTS (SELECT 1 FROM runs WHERE ended_at = ?1 AND command = ?2)
+                    """, [.real(endedAt), .text(command), .integer(count("rows")), .integer(count("hit")),
+                          .integer(count("miss")), .integer(count("revalidated")), .integer(count("failed")),
+                          .real(record["seconds"].flatMap(Double.init) ?? 0), remote])
+            }
+            transaction.execute("""
+                DELETE FROM runs WHERE rowid NOT IN
+                  (SELECT rowid FROM runs ORDER BY ended_at DESC, rowid DESC LIMIT ?)
+                """, [.integer(Int64(RunLog.kept))])
+        }
+    }
+}
