@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
         .systemLibrary(
             name: "CSQLite",
+            pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(

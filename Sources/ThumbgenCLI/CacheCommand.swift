@@ -24,7 +24,7 @@ struct CacheCommand: ParsableCommand {
         var json = false
 
         func run() throws {
-            let stats = try location.openForMaintenance().stats()
+            let stats = try location.maintain { $0.stats() }
             print(json ? try stats.json() : stats.table())
         }
     }
@@ -60,7 +60,7 @@ struct CacheCommand: ParsableCommand {
 
         func run() throws {
             let (size, age) = try limits()
-            print(try location.openForMaintenance().prune(maxSize: size, maxAge: age).line)
+            print(try location.maintain { $0.prune(maxSize: size, maxAge: age) }.line)
         }
 
         /// The parsed limits; a validation error saying what to type when one does not parse.
@@ -91,7 +91,7 @@ struct CacheCommand: ParsableCommand {
         @OptionGroup var location: CacheLocation
 
         func run() throws {
-            print(try location.openForMaintenance().verify().line)
+            print(try location.maintain { $0.verify() }.line)
         }
     }
 
@@ -103,10 +103,13 @@ struct CacheCommand: ParsableCommand {
         @OptionGroup var location: CacheLocation
 
         func run() throws {
-            let maintenance = try location.openForMaintenance()
-            do {
-                print(try maintenance.clear().line)
-            } catch {
+            let cleared = try location.maintain { maintenance in
+                Result { () throws(CacheError) -> CacheMaintenance.ClearResult in try maintenance.clear() }
+            }
+            switch cleared {
+            case .success(let result):
+                print(result.line)
+            case .failure(let error):
                 printError(error.description)
                 throw ExitStatus.unwritable
             }
@@ -144,14 +147,18 @@ enum CacheLimits {
 }
 
 extension CacheLocation {
-    /// Opens the cache to look after it (`--cache-dir`, the one option every `cache`
-    /// subcommand takes); exit status 3 when it cannot be made or written.
-    func openForMaintenance() throws -> CacheMaintenance {
+    /// `body` over the cache, opened to look after it (`--cache-dir`, the one option every
+    /// `cache` subcommand takes) and closed after it; exit status 3 when it cannot be made or
+    /// written.
+    func maintain<T>(_ body: (CacheMaintenance) -> T) throws -> T {
+        let cache: ThumbnailCache
         do {
-            return CacheMaintenance(cache: try ThumbnailCache(directory: directory))
+            cache = try ThumbnailCache(directory: directory)
         } catch {
             printError(error.description)
             throw ExitStatus.unwritable
         }
+        defer { cache.close() }
+        return body(CacheMaintenance(cache: cache))
     }
 }

@@ -112,6 +112,7 @@ struct ManifestRunner {
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {
             RunLog(cache: cache).append(RunLog.Entry(summary, command: command, remote: remote))
         }
+        configuration.cache?.close()
 
         switch trap.receivedSignal {
         case SIGINT: throw ExitStatus.interrupted

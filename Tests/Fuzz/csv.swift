@@ -1,4 +1,4 @@
-// sources: Reading/CSVRecordParser.swift Reading/ByteChunks.swift Model/Cancellation.swift
+// sources: Reading/CSVRecordParser.swift Reading/ByteChunks.swift Support/Cancellation.swift
 import Foundation
 
 /// The CSV record parser over any bytes, read in small chunks so that records, quotes and

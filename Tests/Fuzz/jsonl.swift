@@ -1,4 +1,4 @@
-// sources: Reading/JSONLinesParser.swift Reading/ByteChunks.swift Model/Cancellation.swift Reading/ManifestRecord.swift Reading/ManifestError.swift Reading/ManifestColumn.swift Reading/String+Trimming.swift
+// sources: Reading/JSONLinesParser.swift Reading/ByteChunks.swift Support/Cancellation.swift Reading/ManifestRecord.swift Reading/ManifestError.swift Reading/ManifestColumn.swift Reading/String+Trimming.swift
 import Foundation
 
 /// The JSON Lines parser over any bytes, read in small chunks.

@@ -116,4 +116,36 @@ struct CacheConcurrencyTests {
         #expect(resultB.status == 0, "\(resultB.stderr)")
         #expect(try CacheFiles.tree(space.out) == expected)
     }
+
+    @Test("A run with URL rows while cache prune empties the cache again and again: every row written, nothing damaged")
+    func pruneDuringRun() async throws {
+        let (space, rows) = try Self.workspace(rows: 40)
+        let expected = try await Self.reference(space, rows)
+        let server = try FaultServer(root: space.folder.url)
+        // Each source also by URL, into a folder of its own: the URL index is used (and pruned) too.
+        let urlRows = (0..<4).map { index in
+            [server.url("/img/s\(index).jpg"), "64", "byurl/{name}.png"]
+        }
+        let manifest = try space.folder.write(Self.manifest(rows + urlRows), to: "manifest.csv")
+        let run = try CLIRunner([manifest.path, "--out", space.out.path, "--jobs", "1", "--allow-private-network"],
+                                cacheDirectory: space.cache)
+        try run.start()
+        var prunes = 0
+        while run.isRunning {
+            let prune = try await CLIRunner.run(["cache", "prune", "--max-size", "0"], cacheDirectory: space.cache)
+            #expect(prune.status == 0, "\(prune.stderr)")
+            prunes += 1
+        }
+        let result = await run.wait(timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+        #expect(prunes >= 1)
+        let tree = try CacheFiles.tree(space.out)
+        #expect(tree.filter { $0.key.hasPrefix("byurl/") }.count == 4)
+        #expect(tree.filter { !$0.key.hasPrefix("byurl/") } == expected)
+
+        let verify = try await CLIRunner.run(["cache", "verify"], cacheDirectory: space.cache)
+        #expect(verify.status == 0, "\(verify.stderr)")
+        #expect(verify.stdout.contains("; removed 0 ("), "\(verify.stdout)")
+    }
 }

@@ -1,10 +1,25 @@
 import Foundation
 import Testing
-import Thumbgen
+@testable import Thumbgen
 
 /// Output formats by magic bytes, `format=auto`, alpha handling, and stripped metadata.
 @Suite("End to end: output formats")
 struct OutputFormatTests {
+    /// The numbers the warm journal stores formats by. A new format takes a number not in this
+    /// table; changing one would make old journals name the wrong format.
+    static let storedCodes: [OutputFormat: UInt8] = [.jpeg: 0, .png: 1, .webp: 2, .avif: 3, .jxl: 4, .gif: 5, .tiff: 6]
+
+    @Test("Each format's stored code is pinned, distinct, and read back as the format")
+    func storedCodes() {
+        for format in OutputFormat.allCases {
+            #expect(Self.storedCodes[format] == format.storedCode, "\(format) is stored as \(format.storedCode)")
+            #expect(OutputFormat(storedCode: format.storedCode) == format)
+        }
+        #expect(Set(OutputFormat.allCases.map(\.storedCode)).count == OutputFormat.allCases.count)
+        #expect(Self.storedCodes.count == OutputFormat.allCases.count, "a format without a pinned code")
+        #expect(OutputFormat(storedCode: 200) == nil)
+    }
+
     @Test("Each writable format is what its bytes say, and what the report says")
     func magicBytes() async throws {
         let space = try Workspace()

@@ -27,11 +27,19 @@ struct BlobStore: Sendable {
         layout.write(data, to: path(digest))
     }
 
-    /// Moves the file at `file` (in the cache's temporary folder), whose digest is `digest`,
-    /// into the store; returns the blob's path, or nil when it could not be moved.
-    func ingest(_ file: String, digest: String) -> String? {
-        let target = path(digest)
-        return layout.place(file, at: target) ? target : nil
+    /// Stores `file` (in the cache's temporary folder, so on the same file system) as the blob
+    /// `digest` by a second name, a hard link, leaving `file` where it is: the run goes on
+    /// reading its own name, which a `cache prune` running meanwhile cannot take from it. The
+    /// link is made beside `file` (`.blob` appended), in its writer's locked folder, then
+    /// renamed into place. False when the file system refuses the link.
+    func ingestLinked(_ file: String, digest: String) -> Bool {
+        let link = file + ".blob"
+        guard Foundation.link(file, link) == 0 else { return false }
+        guard layout.place(link, at: path(digest)) else {
+            unlink(link)
+            return false
+        }
+        return true
     }
 
     /// The blob's bytes, checked against its digest; nil when they do not match (the blob is

@@ -198,8 +198,6 @@ struct JournalEntry: Equatable {
     /// Field offsets within the fixed part.
     static let sourceAt = 8, bytesAt = 12, widthAt = 16, heightAt = 20, templateAt = 24, pathLengthAt = 26,
                formatAt = 28, flagsAt = 29, keyAt = 32, shaAt = 64, recordStampAt = 96, outStampAt = 120
-    /// The formats an entry can name, by their number.
-    static let formats = OutputFormat.allCases
 
     /// Whether the entry fits the fixed fields (a huge output is simply not journaled).
     var fits: Bool {
@@ -215,7 +213,7 @@ struct JournalEntry: Equatable {
         writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
         writer.raw([UInt8(templateIndex & 0xff), UInt8(templateIndex >> 8),
                     UInt8(path.count & 0xff), UInt8(path.count >> 8),
-                    UInt8(Self.formats.firstIndex(of: record.format) ?? 0), row == nil ? 0 : 1, 0, 0])
+                    record.format.storedCode, row == nil ? 0 : 1, 0, 0])
         writer.raw(key)
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
         writer.recordStamp(recordStamp)
@@ -246,10 +244,9 @@ struct JournalEntry: Equatable {
 
     /// The output record the entry at `offset` holds; nil for a format this version lacks.
     static func record(_ reader: JournalReader, at offset: Int) -> OutputRecord? {
-        let format = Int(reader.bytes[offset + formatAt])
-        guard format < formats.count else { return nil }
+        guard let format = OutputFormat(storedCode: reader.bytes[offset + formatAt]) else { return nil }
         return OutputRecord(sha256: reader.hex(offset + shaAt), width: Int(reader.u32(offset + widthAt)),
-                            height: Int(reader.u32(offset + heightAt)), format: formats[format],
+                            height: Int(reader.u32(offset + heightAt)), format: format,
                             bytes: Int(reader.u32(offset + bytesAt)))
     }
 

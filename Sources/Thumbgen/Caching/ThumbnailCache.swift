@@ -99,6 +99,14 @@ public final class ThumbnailCache: Sendable {
         uses.flush()
     }
 
+    /// Writes the uses gathered and closes the cache's database: what a command does last, so
+    /// that the database is whole in its file for the next process (a dry run reads the file
+    /// alone). The cache answers no index lookup after.
+    public func close() {
+        uses.flush()
+        index.close()
+    }
+
     /// The folder in which downloads land before they are moved into the store (the same file
     /// system, so the move is a rename).
     var temporaryFolder: URL { URL(fileURLWithPath: layout.temporaryFolder) }

@@ -34,22 +34,24 @@ struct URLCachePolicy: Sendable {
         return updated
     }
 
-    /// Keeps a fetched body, at `file` in the cache's temporary folder, when the rules allow;
-    /// returns the blob's path, or nil when the body is not to be stored (it stays at `file`).
+    /// Keeps a fetched body, at `file` in the cache's temporary folder, when the rules allow:
+    /// the blob is a second name of `file`, which stays for the run to read. False when the body
+    /// is not stored.
+    @discardableResult
     func fetched(_ url: String, file: String, response: FetchResponse,
-                 now: Double = Date().timeIntervalSince1970) -> String? {
+                 now: Double = Date().timeIntervalSince1970) -> Bool {
         let freshness = HTTPFreshness(cacheControl: response.cacheControl, expires: response.expires,
                                       date: response.date, now: now)
         guard maxAge >= 0, maxAge > 0 || freshness.storable, ContentDigest.isValid(response.sha256),
-              let blob = cache.blobs.ingest(file, digest: response.sha256) else {
+              cache.blobs.ingestLinked(file, digest: response.sha256) else {
             if maxAge >= 0 { cache.urls.remove(url) }
-            return nil
+            return false
         }
         let record = URLRecord(url: url, digest: response.sha256, etag: response.etag,
                                lastModified: response.lastModified, storedAt: now, freshFor: freshness.freshFor)
         cache.urls.store(record)
         let blobs = cache.blobs
         cache.remote?.upload(url: record) { blobs.verifiedData(record.digest) }
-        return blob
+        return true
     }
 }

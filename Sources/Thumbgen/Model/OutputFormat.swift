@@ -66,3 +66,26 @@ public enum FormatChoice: Sendable, Hashable, Codable {
     case auto
     case fixed(OutputFormat)
 }
+
+extension OutputFormat {
+    /// The number that stands for the format on disk (the warm journal): fixed per format, so
+    /// that a new format, wherever it is listed, never changes what a stored number means.
+    /// `OutputFormatTests` pins every code.
+    var storedCode: UInt8 {
+        switch self {
+        case .jpeg: 0
+        case .png: 1
+        case .webp: 2
+        case .avif: 3
+        case .jxl: 4
+        case .gif: 5
+        case .tiff: 6
+        }
+    }
+
+    /// The format `storedCode` stands for; nil for a code this version does not know.
+    init?(storedCode: UInt8) {
+        guard let format = Self.allCases.first(where: { $0.storedCode == storedCode }) else { return nil }
+        self = format
+    }
+}

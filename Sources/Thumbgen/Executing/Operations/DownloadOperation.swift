@@ -86,13 +86,11 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         state.withLock { $0.download = download }
     }
 
-    /// Turns a full response into the bytes to decode, storing them when allowed.
+    /// Turns a full response into the bytes to decode, storing them when allowed. The run reads
+    /// its own file either way: a stored body is a second name of it (`URLCachePolicy.fetched`).
     private func accept(_ received: Received) -> FetchedSource {
         let response = received.response
-        if let storing, let blob = storing.fetched(url.absoluteString, file: received.file.path, response: response) {
-            return FetchedSource(path: blob, digest: response.sha256, origin: .fetched, verified: true,
-                                 file: nil, response: response)
-        }
+        storing?.fetched(url.absoluteString, file: received.file.path, response: response)
         return FetchedSource(path: received.file.path, digest: response.sha256, origin: .fetched,
                              verified: true, file: received.file, response: response)
     }
