@@ -106,7 +106,8 @@ struct ManifestRunner {
         let remote = dryRun ? nil : configuration.cache?.remote?.finish(waiting: trap.receivedSignal == nil)
         let seconds = (ContinuousClock.now - started).inSeconds
         let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
-        let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp)
+        let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
+                                         refusedWrites: configuration.cache?.refusedWrites ?? 0)
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let remote { printError(remote.line) }
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {

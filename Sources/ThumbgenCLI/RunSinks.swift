@@ -69,11 +69,12 @@ final class RunSinks: Sendable {
 
     /// Ends the run's files and the progress line (the report saying which `shard` it
     /// covers, if one); returns the summary.
-    func finish(seconds: Double, reportPath: String?, shard: ReportShard? = nil) throws -> RunSummary {
+    func finish(seconds: Double, reportPath: String?, shard: ReportShard? = nil,
+                refusedWrites: Int = 0) throws -> RunSummary {
         progress.finish()
         let summary: RunSummary
         do {
-            summary = try recorder.finish(seconds: seconds, shard: shard)
+            summary = try recorder.finish(seconds: seconds, shard: shard, refusedWrites: refusedWrites)
         } catch {
             printError("\(reportPath ?? ""): cannot write the report")
             throw ExitStatus.unwritable

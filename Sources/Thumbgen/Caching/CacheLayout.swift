@@ -34,6 +34,8 @@ struct CacheLayout: Sendable {
     /// Whether this layout only looks (`--dry-run`, `explain`): reading an entry does not mark
     /// it used, a damaged entry is reported but not dropped, and nothing is written.
     var looksOnly = false
+    /// Hears of every write the file system refuses (`ThumbnailCache` sets it).
+    var health: StoreHealth?
 
     init(root: URL) {
         self.root = root
@@ -117,11 +119,17 @@ struct CacheLayout: Sendable {
     func write<Bytes: DataProtocol>(_ bytes: Bytes, to path: String) -> Bool {
         guard !looksOnly else { return false }
         guard let temporary = TemporaryFile(in: temporaryFolder, for: "entry", registry: .shared) else {
+            // errno 0: the process is exiting, and nothing was refused.
+            if errno != 0 { health?.refused(String(cString: strerror(errno))) }
             return false
         }
         let contiguous = Data(bytes)
-        guard contiguous.withUnsafeBytes(temporary.write),
-              temporary.place({ place($0, at: path) }) else {
+        guard contiguous.withUnsafeBytes(temporary.write) else {
+            health?.refused(String(cString: strerror(errno)))
+            temporary.discard()
+            return false
+        }
+        guard temporary.place({ place($0, at: path) }) else {
             temporary.discard()
             return false
         }

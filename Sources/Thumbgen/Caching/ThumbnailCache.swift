@@ -27,6 +27,8 @@ public final class ThumbnailCache: Sendable {
     let index: IndexDatabase
     /// The uses of the database's records this process has not written yet.
     let uses: UseLog
+    /// Whether the cache takes writes in this run.
+    let health: StoreHealth
     /// The remote cache behind this one (`--remote-cache`), if any: asked on a local miss,
     /// and sent what runs render and fetch (`ThumbnailCache+Remote.swift`).
     public let remote: RemoteCache?
@@ -61,8 +63,12 @@ public final class ThumbnailCache: Sendable {
     private init(layout: CacheLayout, remote: RemoteCache? = nil, warn: @escaping @Sendable (String) -> Void) {
         directory = layout.root
         self.remote = remote
+        let health = StoreHealth(location: layout.root.path, warn: warn)
+        var layout = layout
+        layout.health = health
         self.layout = layout
-        index = IndexDatabase(path: layout.indexPath, readOnly: layout.looksOnly, warn: warn)
+        self.health = health
+        index = IndexDatabase(path: layout.indexPath, readOnly: layout.looksOnly, warn: warn, refused: health.refused)
         uses = UseLog(index: index)
         blobs = BlobStore(layout: layout)
         outputs = OutputIndex(layout: layout)
@@ -98,6 +104,9 @@ public final class ThumbnailCache: Sendable {
     func recordUses() {
         uses.flush()
     }
+
+    /// Writes the cache refused in this run (a full file system): the run's summary reports them.
+    public var refusedWrites: Int { health.refusals }
 
     /// Writes the uses gathered and closes the cache's database: what a command does last, so
     /// that the database is whole in its file for the next process (a dry run reads the file

@@ -44,6 +44,14 @@ public struct RunSummary: Sendable, Codable, Equatable {
         public var miss = 0
         /// Served from the cache after a `304`.
         public var revalidated = 0
+        /// Writes the cache refused (a full or read-only file system): set only when there were
+        /// any; the outputs were written all the same.
+        public var notStored: Int?
+
+        private enum CodingKeys: String, CodingKey {
+            case hit, miss, revalidated
+            case notStored = "not_stored"
+        }
     }
 
     /// Bytes in and out, summed over rows: a source that several rows share counts for each.
@@ -161,6 +169,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
         }
         let cacheText = cache.map {
             "; cache: \($0.hit) hit, \($0.revalidated) revalidated, \($0.miss) miss"
+                + ($0.notStored.map { ", \($0) writes refused (the cache is full or read only)" } ?? "")
         } ?? ""
         return "\(rows) rows: \(written) written, \(unchanged) unchanged, \(failed) failed, "
             + "\(cancelled) cancelled" + time + cacheText

@@ -51,6 +51,9 @@ final class IndexDatabase: Sendable {
         /// The file and how it was opened (for `fail`, which sets a damaged file aside).
         var path = ""
         var readOnly = false
+        /// Hears of a write the file system refused (full, read only, failing), instead of
+        /// the warning `fail` would give.
+        var refused: (@Sendable (String) -> Void)?
         /// Whether the database has failed this run (or never opened).
         var off = false
     }
@@ -61,13 +64,15 @@ final class IndexDatabase: Sendable {
     /// Opens the database at `path`, creating it (and its tables) unless `readOnly`. A file that
     /// is not a database of ours is set aside (`path.damaged`) and a new one started; `warn`
     /// hears of it once. Read only, a missing file is an empty database.
-    init(path: String, readOnly: Bool, warn: @escaping @Sendable (String) -> Void) {
+    init(path: String, readOnly: Bool, warn: @escaping @Sendable (String) -> Void,
+         refused: (@Sendable (String) -> Void)? = nil) {
         self.path = path
         self.readOnly = readOnly
         self.warn = warn
         var opened = State()
         opened.path = path
         opened.readOnly = readOnly
+        opened.refused = refused
         if readOnly && !FileManager.default.fileExists(atPath: path) {
             opened.off = true
         } else if let connection = Self.open(path, readOnly: readOnly, warn: warn) {
@@ -372,6 +377,9 @@ final class IndexDatabase: Sendable {
             rename(path, path + ".damaged")
             warn("\(path) is damaged (\(message)): set aside as index.db.damaged; this run goes on without it "
                  + "and the next starts it empty (no output is lost)")
+        } else if let refused = state.refused,
+                  [SQLITE_FULL, SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN].contains(primary) {
+            refused(message)
         } else {
             warn("the cache's index stopped answering (\(message)): this run goes on without it")
         }
