@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The output keys recently made for each source, with the text each is the digest of, so
 /// that `thumbgen explain` can say which part of a row's key changed since its output was
@@ -11,8 +12,23 @@ import Foundation
 /// once, `LegacyIndexImport`).
 struct RecipeHistory: Sendable {
     let index: IndexDatabase
+    /// Notes not written yet: they are written together, as uses are (`UseLog`), every
+    /// `batch` sources or `UseLog.interval` seconds, and at the end of the run.
+    private let pending = Pending()
     /// Keys kept per source: enough for the sizes a web build makes of one image.
     static let limit = 32
+    /// Sources noted before the notes are written whatever the time.
+    static let batch = 256
+
+    /// A history in `index`.
+    init(index: IndexDatabase) {
+        self.index = index
+    }
+
+    private final class Pending: Sendable {
+        let notes = Mutex((notes: [(identity: String, keys: [OutputKey], at: Double)](),
+                           since: Date().timeIntervalSince1970))
+    }
 
     /// The identity a source's record is kept under.
     static func identity(of source: SourceLocation) -> String {
@@ -22,31 +38,52 @@ struct RecipeHistory: Sendable {
         }
     }
 
-    /// Notes that outputs of `source` are made under `keys` (one transaction for all of a
-    /// source's rows: a web build makes several sizes of each image); the newest `limit` stay.
+    /// Notes that outputs of `source` are made under `keys` (a web build makes several sizes of
+    /// each image); the newest `limit` stay. Written with other sources' notes (`flush`).
     func note(_ keys: [OutputKey], for source: SourceLocation) {
         guard !keys.isEmpty else { return }
-        let identity = Self.identity(of: source)
         let now = Date().timeIntervalSince1970
+        let due = pending.notes.withLock { state in
+            state.notes.append((Self.identity(of: source), keys, now))
+            return state.notes.count >= Self.batch || now - state.since >= UseLog.interval
+        }
+        if due { flush() }
+    }
+
+    /// Writes the notes gathered so far, in one transaction.
+    func flush() {
+        let notes = pending.notes.withLock { state in
+            defer { state = ([], Date().timeIntervalSince1970) }
+            return state.notes
+        }
+        guard !notes.isEmpty else { return }
         index.transaction { transaction in
-            for (offset, key) in keys.enumerated() {
-                // A key on record keeps its place; a new one is the newest (in the rows' order).
-                transaction.execute("""
-                    INSERT INTO recipes (source, key, recipe, noted, last_used) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (source, key) DO NOTHING
-                    """, [.text(identity), .text(key.digest), .text(key.text),
-                          .real(now + Double(offset) * 1e-6), .real(now)])
+            for (identity, keys, now) in notes {
+                Self.write(keys, for: identity, at: now, into: &transaction)
             }
-            transaction.execute("UPDATE recipes SET last_used = ? WHERE source = ?", [.real(now), .text(identity)])
-            transaction.execute("""
-                DELETE FROM recipes WHERE source = ?1 AND key NOT IN
-                  (SELECT key FROM recipes WHERE source = ?1 ORDER BY noted DESC LIMIT ?2)
-                """, [.text(identity), .integer(Int64(Self.limit))])
         }
     }
 
-    /// The keys on record for `source`, oldest first.
+    private static func write(_ keys: [OutputKey], for identity: String, at now: Double,
+                              into transaction: inout IndexDatabase.Transaction) {
+        for (offset, key) in keys.enumerated() {
+            // A key on record keeps its place; a new one is the newest (in the rows' order).
+            transaction.execute("""
+                INSERT INTO recipes (source, key, recipe, noted, last_used) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (source, key) DO NOTHING
+                """, [.text(identity), .text(key.digest), .text(key.text),
+                      .real(now + Double(offset) * 1e-6), .real(now)])
+        }
+        transaction.execute("UPDATE recipes SET last_used = ? WHERE source = ?", [.real(now), .text(identity)])
+        transaction.execute("""
+            DELETE FROM recipes WHERE source = ?1 AND key NOT IN
+              (SELECT key FROM recipes WHERE source = ?1 ORDER BY noted DESC LIMIT ?2)
+            """, [.text(identity), .integer(Int64(limit))])
+    }
+
+    /// The keys on record for `source`, oldest first (this process's notes written first).
     func keys(for source: SourceLocation) -> [OutputKey] {
+        flush()
         var keys: [OutputKey] = []
         index.query("SELECT key, recipe FROM recipes WHERE source = ? ORDER BY noted",
                     [.text(Self.identity(of: source))]) { row in

@@ -103,6 +103,7 @@ public final class ThumbnailCache: Sendable {
     /// Writes the uses of records this process has gathered (`UseLog`): at the end of a run.
     func recordUses() {
         uses.flush()
+        recipes.flush()
     }
 
     /// Writes the cache refused in this run (a full file system): the run's summary reports them.
@@ -112,7 +113,7 @@ public final class ThumbnailCache: Sendable {
     /// that the database is whole in its file for the next process (a dry run reads the file
     /// alone). The cache answers no index lookup after.
     public func close() {
-        uses.flush()
+        recordUses()
         index.close()
     }
 

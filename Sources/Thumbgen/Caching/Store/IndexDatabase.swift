@@ -54,33 +54,46 @@ final class IndexDatabase: Sendable {
         /// Hears of a write the file system refused (full, read only, failing), instead of
         /// the warning `fail` would give.
         var refused: (@Sendable (String) -> Void)?
+        /// Whether the connection was tried (it is opened at the first use).
+        var opened = false
         /// Whether the database has failed this run (or never opened).
         var off = false
     }
 
+    /// The page cache of a connection, in KiB.
+    static let pageCacheKiB = 256
+
     /// How long a statement waits for another process's write before it gives up.
     static let busyMilliseconds: Int32 = 10_000
 
-    /// Opens the database at `path`, creating it (and its tables) unless `readOnly`. A file that
-    /// is not a database of ours is set aside (`path.damaged`) and a new one started; `warn`
-    /// hears of it once. Read only, a missing file is an empty database.
+    /// The database at `path`, opened at its first use (a warm run over local files uses it
+    /// only for its run log, at the end), and then created with its tables unless `readOnly`. A
+    /// file that is not a database of ours is set aside (`path.damaged`) and a new one started;
+    /// `warn` hears of it once. Read only, a missing file is an empty database.
     init(path: String, readOnly: Bool, warn: @escaping @Sendable (String) -> Void,
          refused: (@Sendable (String) -> Void)? = nil) {
         self.path = path
         self.readOnly = readOnly
         self.warn = warn
-        var opened = State()
-        opened.path = path
-        opened.readOnly = readOnly
-        opened.refused = refused
-        if readOnly && !FileManager.default.fileExists(atPath: path) {
-            opened.off = true
-        } else if let connection = Self.open(path, readOnly: readOnly, warn: warn) {
-            opened.connection = connection
+        var unopened = State()
+        unopened.path = path
+        unopened.readOnly = readOnly
+        unopened.refused = refused
+        state = Mutex(unopened)
+    }
+
+    /// Opens the connection on the first call; false when the database is off.
+    private static func ensureOpen(_ state: inout State, warn: @Sendable (String) -> Void) -> Bool {
+        if state.opened { return !state.off }
+        state.opened = true
+        if state.readOnly && !FileManager.default.fileExists(atPath: state.path) {
+            state.off = true
+        } else if let connection = open(state.path, readOnly: state.readOnly, warn: warn, refused: state.refused) {
+            state.connection = connection
         } else {
-            opened.off = true
+            state.off = true
         }
-        state = Mutex(opened)
+        return !state.off
     }
 
     deinit {
@@ -94,6 +107,7 @@ final class IndexDatabase: Sendable {
     /// it, unless another process has the database open); the database answers nothing after.
     func close() {
         state.withLock { state in
+            state.opened = true
             for statement in state.statements.values { sqlite3_finalize(statement) }
             state.statements = [:]
             if let connection = state.connection { sqlite3_close_v2(connection) }
@@ -103,7 +117,7 @@ final class IndexDatabase: Sendable {
     }
 
     /// Whether the database answers: false once it failed, and read only when there is none.
-    var isOn: Bool { state.withLock { !$0.off } }
+    var isOn: Bool { state.withLock { Self.ensureOpen(&$0, warn: warn) } }
 
     /// Runs `sql` with `values` bound in order, for its effect; false when it did not run.
     @discardableResult
@@ -134,7 +148,7 @@ final class IndexDatabase: Sendable {
     @discardableResult
     func transaction(_ body: (inout Transaction) -> Void) -> Bool {
         state.withLock { state in
-            guard !state.off, !readOnly else { return false }
+            guard Self.ensureOpen(&state, warn: warn), !readOnly else { return false }
             guard Self.run("BEGIN IMMEDIATE", [], in: &state, warn: warn, { _ in }) else { return false }
             var transaction = Transaction(state: state, warn: warn)
             body(&transaction)
@@ -170,8 +184,8 @@ final class IndexDatabase: Sendable {
     // MARK: - The connection
 
     /// A connection to `path` with the schema in place, or nil (said through `warn`).
-    private static func open(_ path: String, readOnly: Bool,
-                             warn: @Sendable (String) -> Void) -> OpaquePointer? {
+    private static func open(_ path: String, readOnly: Bool, warn: @Sendable (String) -> Void,
+                             refused: (@Sendable (String) -> Void)?) -> OpaquePointer? {
         var setAside = false
         // Another process making the tables, or switching the file to WAL, holds it for a
         // moment: waited for, a few times over, and never taken for damage.
@@ -192,7 +206,10 @@ final class IndexDatabase: Sendable {
             case .busy:
                 usleep(100_000)
             case .failed(let message):
-                warn("\(path) cannot be used (\(message)): the cache's index is not used this run")
+                // A full or read-only file system: the cache's one warning about writes says it.
+                if let refused { refused(message) } else {
+                    warn("\(path) cannot be used (\(message)): the cache's index is not used this run")
+                }
                 return nil
             case .damaged:
                 guard !readOnly, !setAside else {
@@ -265,7 +282,11 @@ final class IndexDatabase: Sendable {
         guard let found else { return verdict(readCode) }
         if found > IndexSchema.version { return .newer(found) }
         if readOnly { return found == IndexSchema.version ? .ready : .absent }
-        var code = exec(connection, "PRAGMA synchronous = NORMAL")
+        // Lookups go by key and touch few pages: a small page cache keeps the run's memory
+        // as it was before the database (SQLite's default is 2 MiB).
+        var code = exec(connection, "PRAGMA cache_size = -\(pageCacheKiB)")
+        guard code == SQLITE_OK else { return verdict(code) }
+        code = exec(connection, "PRAGMA synchronous = NORMAL")
         guard code == SQLITE_OK else { return verdict(code) }
         guard found < IndexSchema.version else { return .ready }
         code = exec(connection, "PRAGMA journal_mode = WAL")
@@ -321,6 +342,7 @@ final class IndexDatabase: Sendable {
     /// Runs `sql` on the state's connection; a damaged database or a refused write turns it off.
     private static func run(_ sql: String, _ values: [Value], in state: inout State,
                             warn: @Sendable (String) -> Void, _ body: (borrowing Row) -> Void) -> Bool {
+        guard ensureOpen(&state, warn: warn) else { return false }
         let (path, readOnly) = (state.path, state.readOnly)
         guard !state.off, let connection = state.connection else { return false }
         let statement: OpaquePointer

@@ -9,9 +9,11 @@ import Foundation
 enum LegacyIndexImport {
     /// Imports and removes the legacy folders of `layout` into `index`.
     static func run(_ layout: CacheLayout, into index: IndexDatabase) {
-        guard !layout.looksOnly, index.isOn else { return }
         let urls = layout.base + "/urls", recipes = layout.base + "/recipes", runs = layout.runsFolder
         let fileManager = FileManager.default
+        // Checked before the database is touched: a cache without them opens it only when used.
+        guard !layout.looksOnly, [urls, recipes, runs].contains(where: fileManager.fileExists(atPath:)),
+              index.isOn else { return }
         if fileManager.fileExists(atPath: urls), importURLs(layout, from: urls, into: index) {
             _ = layout.removeTree(urls)
         }
