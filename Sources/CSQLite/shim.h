@@ -1,5 +1,5 @@
-// The only door from Swift into SQLite (Debian's libsqlite3), used by one Swift file:
-// Sources/Thumbgen/Caching/Store/IndexDatabase.swift.
+// The only door from Swift into SQLite (Debian's libsqlite3), used by one Swift type:
+// Sources/Thumbgen/Caching/Store/IndexDatabase.swift (and IndexDatabase+Opening.swift).
 //
 // SQLITE_TRANSIENT is a cast of -1 to a function pointer, which Swift cannot import; these
 // shims bind a copy of the caller's bytes, which SQLite then owns.
