@@ -44,7 +44,7 @@ struct IndexDatabaseTests {
         #expect(database.isOn)
         var tables: [String] = []
         database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { tables.append($0.text(0) ?? "") }
-        #expect(tables == ["recipes", "runs", "urls"])
+        #expect(tables == ["recipes", "runs", "urls", "uses"])
         var version: Int64 = -1
         database.query("PRAGMA user_version") { version = $0.integer(0) }
         #expect(version == IndexSchema.version)
@@ -195,5 +195,50 @@ struct IndexDatabaseTests {
         #expect(looking.record("https://e.test/a.jpg") != nil)
         uses.flush()
         #expect(lastUsed() == 5)
+    }
+
+    @Test("A database of schema 1 is brought to the current one, its rows kept")
+    func upgradesSchema() throws {
+        let folder = try TemporaryDirectory("index-db")
+        let path = folder.file("index.db").path
+        do {
+            // Schema 1 as a thumbgen of that version made it: its steps only.
+            let database = IndexDatabase(path: path, readOnly: false) { _ in }
+            database.execute("DROP TABLE uses")
+            database.execute("PRAGMA user_version = 1")
+            URLIndex(index: database, uses: UseLog(index: database), looksOnly: false).store(Self.record("https://e.test/a.jpg"))
+        }
+        let warnings = Warnings()
+        let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
+        var tables: [String] = []
+        database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { tables.append($0.text(0) ?? "") }
+        #expect(tables == ["recipes", "runs", "urls", "uses"])
+        var version: Int64 = -1
+        database.query("PRAGMA user_version") { version = $0.integer(0) }
+        #expect(version == IndexSchema.version)
+        #expect(Self.urls(database) == ["https://e.test/a.jpg"])
+        #expect(warnings.all.isEmpty, "\(warnings.all)")
+    }
+
+    @Test("Reading an output or file record touches no file: the use goes to the database in a batch")
+    func recordUsesInDatabase() throws {
+        let folder = try TemporaryDirectory("index-db")
+        let cache = try ThumbnailCache(directory: folder.file("cache"))
+        let record = OutputRecord(sha256: String(repeating: "b", count: 64), width: 4, height: 3, format: .png, bytes: 10)
+        let key = String(repeating: "c", count: 64)
+        cache.outputs.store(record, key: key)
+        let path = cache.layout.path(.outputs, key)
+        let old = Date(timeIntervalSinceNow: -7200)
+        try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+        #expect(cache.outputs.record(key) == record)
+        let modified = try #require(try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date)
+        #expect(abs(modified.timeIntervalSince(old)) < 1, "the record file was touched")
+        #expect(UseLog.lastUses(of: .outputs, in: cache.index).isEmpty)
+        cache.recordUses()
+        let used = try #require(UseLog.lastUses(of: .outputs, in: cache.index)[key])
+        #expect(used > Date().timeIntervalSince1970 - 60)
+        // `cache stats` and `prune` count that use.
+        let stats = CacheMaintenance(cache: cache).stats()
+        #expect((stats.newestUse?.timeIntervalSince1970 ?? 0) >= used - 1)
     }
 }

@@ -265,8 +265,12 @@ struct WarmJournalTests {
         #expect(run.report?.rows.map(\.status) == ["unchanged", "unchanged", "unchanged", "unchanged"])
     }
 
-    /// Sets the modification time of every record under `v1/outputs` and `v1/files` to `date`.
+    /// Makes every record under `v1/outputs` and `v1/files` last used at `date`: their
+    /// modification times, and the uses the database holds of them.
     static func age(records space: Workspace, to date: Date) throws {
+        let cache = try ThumbnailCache(directory: space.cache)
+        cache.index.execute("UPDATE uses SET last_used = ?", [.real(date.timeIntervalSince1970)])
+        cache.close()
         for kind in ["outputs", "files"] {
             let folder = space.cache.appendingPathComponent("v1/\(kind)")
             for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)! {

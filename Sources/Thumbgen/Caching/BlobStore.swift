@@ -45,7 +45,8 @@ struct BlobStore: Sendable {
     /// The blob's bytes, checked against its digest; nil when they do not match (the blob is
     /// left for `put`, which replaces a damaged copy, or `cache verify`) or it is missing.
     func verifiedData(_ digest: String) -> Data? {
-        guard let (bytes, _) = layout.readMarkingUsed(path(digest)), ContentDigest.of(bytes) == digest else {
+        // Read without marking: a blob goes with the record that names it, whose use counts.
+        guard let (bytes, _) = layout.read(path(digest)), ContentDigest.of(bytes) == digest else {
             return nil
         }
         return Data(bytes)

@@ -100,7 +100,7 @@ extension CacheMaintenance {
         var runs = 0
         cache.index.query("SELECT count(*) FROM runs") { row in runs = Int(row.integer(0)) }
         let cleared = cache.index.transaction { transaction in
-            for table in ["urls", "recipes", "runs"] {
+            for table in ["urls", "recipes", "runs", "uses"] {
                 transaction.execute("DELETE FROM \(table)")
             }
         }

@@ -54,12 +54,13 @@ extension CacheMaintenance {
         var units: [Unit] = []
         var references: [String: Int] = [:]
         let journals = JournalUse(layout: layout)
+        let recorded = recordedUses()
         for kind in [CacheLayout.Kind.outputs, .files] {
             for entry in layout.entries(kind) {
                 let blob = kind == .files ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
                 if let blob { references[blob, default: 0] += 1 }
                 units.append(Unit(record: .file(entry), kind: kind, blob: blob,
-                                  lastUse: journals.lastUse(of: entry, kind: kind)))
+                                  lastUse: lastUse(of: entry, kind: kind, journals: journals, recorded: recorded)))
                 total += entry.size
             }
         }
@@ -77,6 +78,8 @@ extension CacheMaintenance {
         }
 
         units.sort { $0.lastUse < $1.lastUse }
+        var removedFiles: [(kind: CacheLayout.Kind, name: String)] = []
+        defer { forgetUses(of: removedFiles) }
         for unit in units {
             let expired = maxAge.map { now - unit.lastUse > $0 } ?? false
             let tooLarge = maxSize.map { total > $0 } ?? false
@@ -86,6 +89,7 @@ extension CacheMaintenance {
             switch unit.record {
             case .file(let entry):
                 removed = remove(entry, kind: unit.kind, total: &total, result: &result)
+                if removed { removedFiles.append((unit.kind, entry.name)) }
             case .row(let row):
                 removed = remove(row)
                 if removed {
@@ -102,6 +106,16 @@ extension CacheMaintenance {
         }
         result.remaining = total
         return result
+    }
+
+    /// Drops the database's uses of record files that are gone, in one transaction.
+    private func forgetUses(of removed: [(kind: CacheLayout.Kind, name: String)]) {
+        guard !removed.isEmpty else { return }
+        cache.index.transaction { transaction in
+            for (kind, name) in removed {
+                transaction.execute("DELETE FROM uses WHERE kind = ? AND key = ?", [.text(kind.rawValue), .text(name)])
+            }
+        }
     }
 
     /// Removes one entry and counts it; false when it was left alone because a run is using it.

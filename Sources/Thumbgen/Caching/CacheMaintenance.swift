@@ -89,9 +89,10 @@ public struct CacheMaintenance: Sendable {
             stats.oldestUse = min(stats.oldestUse ?? used, used)
             stats.newestUse = max(stats.newestUse ?? used, used)
         }
+        let recorded = recordedUses()
         for kind in CacheLayout.Kind.inFiles {
             for entry in layout.entries(kind) {
-                count(kind, size: entry.size, lastUse: journals.lastUse(of: entry, kind: kind))
+                count(kind, size: entry.size, lastUse: lastUse(of: entry, kind: kind, journals: journals, recorded: recorded))
             }
         }
         for unit in indexUnits() {
@@ -99,6 +100,18 @@ public struct CacheMaintenance: Sendable {
         }
         stats.runs = RunLog(cache: cache).entries()
         return stats
+    }
+
+    /// The uses of output and file records the database holds (`UseLog`), by kind and name.
+    func recordedUses() -> [CacheLayout.Kind: [String: Double]] {
+        [.outputs: UseLog.lastUses(of: .outputs, in: cache.index), .files: UseLog.lastUses(of: .files, in: cache.index)]
+    }
+
+    /// The last use of a record file: the latest of its modification time, the warm journal's
+    /// use of it (`JournalUse`) and the database's (`recorded`).
+    func lastUse(of entry: CacheLayout.Entry, kind: CacheLayout.Kind, journals: JournalUse,
+                 recorded: [CacheLayout.Kind: [String: Double]]) -> Double {
+        max(journals.lastUse(of: entry, kind: kind), recorded[kind]?[entry.name] ?? 0)
     }
 
     /// The record stored at `entry`, read without marking it used; nil when it is unreadable

@@ -5,6 +5,8 @@ import Foundation
 /// digest; while the stamp is unchanged, so is the digest (git's index does the same).
 struct FileIndex: Sendable {
     let layout: CacheLayout
+    /// Where a record read is noted as used (never by touching its file).
+    let uses: UseLog
 
     /// What `stat` says of a file, enough to notice it changed.
     struct Stamp: Equatable, Sendable {
@@ -92,9 +94,11 @@ struct FileIndex: Sendable {
     }
 
     private func recorded(_ file: String, stamp: Stamp) -> (digest: String, record: FileStamp)? {
-        guard let (bytes, _, record) = layout.readStamped(path(for: file)),
+        let name = Self.name(for: file)
+        guard let (bytes, _, record) = layout.readStamped(layout.path(.files, name), markingUsedAfter: nil),
               let entry = CacheRecord(decoding: bytes).flatMap(Self.decode),
               entry.path == file, entry.stamp == stamp.text else { return nil }
+        if !layout.looksOnly { uses.used(.files, name) }
         return (entry.digest, record)
     }
 }

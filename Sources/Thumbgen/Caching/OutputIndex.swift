@@ -13,6 +13,8 @@ struct OutputRecord: Sendable, Equatable {
 /// Output records by output key.
 struct OutputIndex: Sendable {
     let layout: CacheLayout
+    /// Where a record read is noted as used (never by touching its file).
+    let uses: UseLog
 
     /// What the index holds under one key.
     enum Lookup {
@@ -43,7 +45,8 @@ struct OutputIndex: Sendable {
     /// journal tells by it that the record still says the same.
     func lookupStamped(_ key: String) -> (lookup: Lookup, stamp: FileStamp?) {
         let path = layout.path(.outputs, key)
-        guard let (bytes, _, stamp) = layout.readStamped(path) else { return (.absent, nil) }
+        guard let (bytes, _, stamp) = layout.readStamped(path, markingUsedAfter: nil) else { return (.absent, nil) }
+        if !layout.looksOnly { uses.used(.outputs, key) }
         guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else { return (.damaged, nil) }
         return (.found(record), stamp)
     }

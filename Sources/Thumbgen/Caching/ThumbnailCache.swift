@@ -71,9 +71,9 @@ public final class ThumbnailCache: Sendable {
         index = IndexDatabase(path: layout.indexPath, readOnly: layout.looksOnly, warn: warn, refused: health.refused)
         uses = UseLog(index: index)
         blobs = BlobStore(layout: layout)
-        outputs = OutputIndex(layout: layout)
+        outputs = OutputIndex(layout: layout, uses: uses)
         urls = URLIndex(index: index, uses: uses, looksOnly: layout.looksOnly)
-        files = FileIndex(layout: layout)
+        files = FileIndex(layout: layout, uses: uses)
         recipes = RecipeHistory(index: index)
         LegacyIndexImport.run(layout, into: index)
     }

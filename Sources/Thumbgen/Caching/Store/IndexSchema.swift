@@ -4,7 +4,7 @@
 /// thumbgen is left alone (the run goes on without it).
 enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
-    static let version: Int64 = 1
+    static let version: Int64 = 2
 
     /// The statements that take a database from version `index` to `index + 1`.
     static let steps: [[String]] = [
@@ -39,6 +39,16 @@ enum IndexSchema {
               seconds REAL NOT NULL,        -- wall time
               remote TEXT                   -- the remote cache's counts, 'hit=1 miss=2 ...'; null without one
             )
+            """,
+        ],
+        [
+            """
+            CREATE TABLE uses (
+              kind TEXT NOT NULL,           -- 'outputs' or 'files': a record file under v1/
+              key TEXT NOT NULL,            -- its name (the output key, the SHA-256 of the path)
+              last_used REAL NOT NULL,      -- the last run that read it (cache prune)
+              PRIMARY KEY (kind, key)
+            ) WITHOUT ROWID
             """,
         ],
     ]

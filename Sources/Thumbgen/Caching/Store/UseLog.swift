@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
 
-/// What a run used of the records the database keeps, written in batches: one transaction at
-/// the end of the run (`ThumbnailCache.recordUses`), and one whenever `batch` uses have gathered
-/// or `interval` has passed, never a write per row. `cache prune` removes the least recently
-/// used first; a use lost to a crash only makes its record look older.
+/// What a run used of the cache's records (URL records, and the output and file records it
+/// read), written in batches: one transaction at the end of the run
+/// (`ThumbnailCache.recordUses`), and one whenever `batch` uses have gathered or `interval` has
+/// passed, never a write per row, and never a record file touched. `cache prune` removes the
+/// least recently used first; a use lost to a crash only makes its record look older.
 final class UseLog: Sendable {
     private let index: IndexDatabase
     private let state = Mutex(Pending())
@@ -15,7 +16,16 @@ final class UseLog: Sendable {
 
     private struct Pending {
         var urls: Set<String> = []
+        /// Record files read, by kind and name.
+        var records: Set<Record> = []
         var since = Date().timeIntervalSince1970
+        var count: Int { urls.count + records.count }
+    }
+
+    /// A record file: its kind (`outputs`, `files`) and its name.
+    struct Record: Hashable, Sendable {
+        var kind: CacheLayout.Kind
+        var name: String
     }
 
     /// A log writing into `index`.
@@ -25,32 +35,56 @@ final class UseLog: Sendable {
 
     /// Notes that the run used the record of `url`.
     func used(url: String) {
-        let due = state.withLock { pending -> Set<String>? in
-            pending.urls.insert(url)
+        note { $0.urls.insert(url) }
+    }
+
+    /// Notes that the run read the record file `name` of `kind` (instead of touching it).
+    func used(_ kind: CacheLayout.Kind, _ name: String) {
+        note { $0.records.insert(Record(kind: kind, name: name)) }
+    }
+
+    private func note(_ add: (inout Pending) -> Void) {
+        let due = state.withLock { pending -> Pending? in
+            add(&pending)
             let now = Date().timeIntervalSince1970
-            guard pending.urls.count >= Self.batch || now - pending.since >= Self.interval else { return nil }
+            guard pending.count >= Self.batch || now - pending.since >= Self.interval else { return nil }
             defer { pending = Pending() }
-            return pending.urls
+            return pending
         }
-        if let due { write(urls: due) }
+        if let due { write(due) }
     }
 
     /// Writes the uses gathered so far.
     func flush() {
-        let due = state.withLock { pending -> Set<String> in
+        let due = state.withLock { pending -> Pending in
             defer { pending = Pending() }
-            return pending.urls
+            return pending
         }
-        write(urls: due)
+        write(due)
     }
 
-    private func write(urls: Set<String>) {
-        guard !urls.isEmpty else { return }
+    private func write(_ pending: Pending) {
+        guard pending.count > 0 else { return }
         let now = Date().timeIntervalSince1970
         index.transaction { transaction in
-            for url in urls {
+            for url in pending.urls {
                 transaction.execute("UPDATE urls SET last_used = ? WHERE url = ?", [.real(now), .text(url)])
             }
+            for record in pending.records {
+                transaction.execute("""
+                    INSERT INTO uses (kind, key, last_used) VALUES (?, ?, ?)
+                    ON CONFLICT (kind, key) DO UPDATE SET last_used = excluded.last_used
+                    """, [.text(record.kind.rawValue), .text(record.name), .real(now)])
+            }
         }
+    }
+
+    /// The last uses on record of `kind`'s record files, by name.
+    static func lastUses(of kind: CacheLayout.Kind, in index: IndexDatabase) -> [String: Double] {
+        var uses: [String: Double] = [:]
+        index.query("SELECT key, last_used FROM uses WHERE kind = ?", [.text(kind.rawValue)]) { row in
+            if let key = row.text(0) { uses[key] = row.real(1) }
+        }
+        return uses
     }
 }
