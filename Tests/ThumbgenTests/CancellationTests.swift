@@ -6,7 +6,10 @@ import Thumbgen
 /// row it read (written or cancelled), leaves no temporary file, and exits 130 or 143.
 @Suite("End to end: cancellation by signal")
 struct CancellationTests {
-    static let rowCount = 300
+    /// Far more rows than the admission window holds (128 on two cores), so that however late
+    /// a loaded machine lets the test see the first output and send its signal, the run has not
+    /// read them all (300 were once all done by then, beside the whole suite).
+    static let rowCount = 2000
 
     /// Two 4000×3000 PNG sources and a manifest of `rowCount` rows over them, each with its
     /// own width so that every row is a separate render.

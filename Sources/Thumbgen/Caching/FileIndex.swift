@@ -95,10 +95,10 @@ struct FileIndex: Sendable {
 
     private func recorded(_ file: String, stamp: Stamp) -> (digest: String, record: FileStamp)? {
         let name = Self.name(for: file)
-        guard let (bytes, _, record) = layout.readStamped(layout.path(.files, name), markingUsedAfter: nil),
+        guard let (bytes, written, record) = layout.readStamped(layout.path(.files, name), markingUsedAfter: nil),
               let entry = CacheRecord(decoding: bytes).flatMap(Self.decode),
               entry.path == file, entry.stamp == stamp.text else { return nil }
-        if !layout.looksOnly { uses.used(.files, name) }
+        uses.used(.files, name, written: written, looksOnly: layout.looksOnly)
         return (entry.digest, record)
     }
 }

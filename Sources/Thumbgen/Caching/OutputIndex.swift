@@ -45,8 +45,8 @@ struct OutputIndex: Sendable {
     /// journal tells by it that the record still says the same.
     func lookupStamped(_ key: String) -> (lookup: Lookup, stamp: FileStamp?) {
         let path = layout.path(.outputs, key)
-        guard let (bytes, _, stamp) = layout.readStamped(path, markingUsedAfter: nil) else { return (.absent, nil) }
-        if !layout.looksOnly { uses.used(.outputs, key) }
+        guard let (bytes, written, stamp) = layout.readStamped(path, markingUsedAfter: nil) else { return (.absent, nil) }
+        uses.used(.outputs, key, written: written, looksOnly: layout.looksOnly)
         guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else { return (.damaged, nil) }
         return (.found(record), stamp)
     }

@@ -38,10 +38,18 @@ final class UseLog: Sendable {
         note { $0.urls.insert(url) }
     }
 
-    /// Notes that the run read the record file `name` of `kind` (instead of touching it).
-    func used(_ kind: CacheLayout.Kind, _ name: String) {
+    /// Notes that the run read the record file `name` of `kind` (instead of touching it), which
+    /// was `written` (seconds since 1970). A record written in the last `recentEnough` seconds
+    /// needs no note: its writing counts as its last use. A planner that only looks notes
+    /// nothing.
+    func used(_ kind: CacheLayout.Kind, _ name: String, written: Double, looksOnly: Bool) {
+        guard !looksOnly, Date().timeIntervalSince1970 - written > Self.recentEnough else { return }
         note { $0.records.insert(Record(kind: kind, name: name)) }
     }
+
+    /// Seconds within which a record's writing stands for its use (the first warm run after a
+    /// cold one reads every record the cold one wrote: 120,000 notes for nothing).
+    static let recentEnough = 600.0
 
     private func note(_ add: (inout Pending) -> Void) {
         let due = state.withLock { pending -> Pending? in
