@@ -83,7 +83,6 @@ final class IndexDatabase: Sendable {
         state = Mutex(unopened)
     }
 
-
     deinit {
         state.withLock { state in
             for statement in state.statements.values { sqlite3_finalize(statement) }
