@@ -28,6 +28,20 @@ struct IndexDatabaseTests {
         return urls
     }
 
+    /// The tables of `database`, by name.
+    static func tables(_ database: IndexDatabase) -> [String] {
+        var tables: [String] = []
+        database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { tables.append($0.text(0) ?? "") }
+        return tables
+    }
+
+    /// `PRAGMA user_version` of `database`; -1 when it cannot be read.
+    static func userVersion(_ database: IndexDatabase) -> Int64 {
+        var version: Int64 = -1
+        database.query("PRAGMA user_version") { version = $0.integer(0) }
+        return version
+    }
+
     /// A database at `path` with one URL record, closed again.
     static func filled(_ path: String) {
         let database = IndexDatabase(path: path, readOnly: false) { _ in }
@@ -42,11 +56,9 @@ struct IndexDatabaseTests {
         let warnings = Warnings()
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         #expect(database.isOn)
-        var tables: [String] = []
-        database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { tables.append($0.text(0) ?? "") }
+        let tables = Self.tables(database)
         #expect(tables == ["recipes", "runs", "urls", "uses"])
-        var version: Int64 = -1
-        database.query("PRAGMA user_version") { version = $0.integer(0) }
+        let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         var mode = ""
         database.query("PRAGMA journal_mode") { mode = $0.text(0) ?? "" }
@@ -210,11 +222,9 @@ struct IndexDatabaseTests {
         }
         let warnings = Warnings()
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
-        var tables: [String] = []
-        database.query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { tables.append($0.text(0) ?? "") }
+        let tables = Self.tables(database)
         #expect(tables == ["recipes", "runs", "urls", "uses"])
-        var version: Int64 = -1
-        database.query("PRAGMA user_version") { version = $0.integer(0) }
+        let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         #expect(Self.urls(database) == ["https://e.test/a.jpg"])
         #expect(warnings.all.isEmpty, "\(warnings.all)")
