@@ -40,9 +40,9 @@ public final class EventLog: Sendable {
     public func log(_ event: PipelineEvent) {
         switch event {
         case .started(let request):
-            write(head("started", row: request.row, id: request.id, src: request.sourceText) + "}")
+            write("started", tail(row: request.row, id: request.id, src: request.sourceText) + "}")
         case .loaded(let request, let source):
-            write(head("loaded", row: request.row, id: request.id, src: request.sourceText)
+            write("loaded", tail(row: request.row, id: request.id, src: request.sourceText)
                   + ",\"source\":" + source.jsonRecord + "}")
         }
     }
@@ -50,20 +50,21 @@ public final class EventLog: Sendable {
     /// Logs a row's result: its status is the event's name.
     public func log(_ result: RowResult) {
         // The record is an object already: the event's two fields go in front of its own.
-        let record = result.jsonRecord
-        write("{\"event\":\"\(result.status.rawValue)\",\"t\":\(elapsed)," + record.dropFirst())
+        write(result.status.rawValue, String(result.jsonRecord.dropFirst()))
     }
 
-    private func head(_ event: String, row: Int, id: String, src: String) -> String {
-        "{\"event\":\"\(event)\",\"t\":\(elapsed),\"row\":\(row),\"id\":"
-            + JSONObjectText.quoted(id) + ",\"src\":" + JSONObjectText.quoted(src)
+    /// The fields after `t`, from `row` on.
+    private func tail(row: Int, id: String, src: String) -> String {
+        "\"row\":\(row),\"id\":" + JSONObjectText.quoted(id) + ",\"src\":" + JSONObjectText.quoted(src)
     }
 
-    private var elapsed: String {
-        String(format: "%.3f", (ContinuousClock.now - started).inSeconds)
-    }
-
-    private func write(_ line: String) {
-        handle.withLock { try? $0.write(contentsOf: Data((line + "\n").utf8)) }
+    /// Writes `{"event":EVENT,"t":T,` then `rest`. The time is read under the file's lock, so
+    /// that lines written from several threads never go back in time.
+    private func write(_ event: String, _ rest: String) {
+        let head = "{\"event\":\"\(event)\",\"t\":"
+        handle.withLock { handle in
+            let elapsed = String(format: "%.3f", (ContinuousClock.now - started).inSeconds)
+            try? handle.write(contentsOf: Data((head + elapsed + "," + rest + "\n").utf8))
+        }
     }
 }
