@@ -201,6 +201,13 @@ struct IndexDatabaseTests {
         uses.flush()
         #expect(lastUsed() > Date().timeIntervalSince1970 - 60)
 
+        // A use recorded moments ago is not written again (a warm run over URL rows).
+        let recent = Date().timeIntervalSince1970 - 30
+        database.execute("UPDATE urls SET last_used = ?", [.real(recent)])
+        #expect(urls.record("https://e.test/a.jpg") != nil)
+        uses.flush()
+        #expect(lastUsed() == recent)
+
         // A planner that only looks marks nothing.
         database.execute("UPDATE urls SET last_used = 5")
         let looking = URLIndex(index: database, uses: uses, looksOnly: true)

@@ -36,16 +36,18 @@ struct URLIndex: Sendable {
     let looksOnly: Bool
 
     /// The record for `url`, or nil when there is none or it is unsound (left for the fetch
-    /// that replaces it, or `cache verify`: a lookup deletes nothing). Noted as used.
+    /// that replaces it, or `cache verify`: a lookup deletes nothing). Noted as used (`UseLog`).
     func record(_ url: String) -> URLRecord? {
         var found: URLRecord?
-        index.query("SELECT digest, etag, last_modified, stored_at, fresh_for FROM urls WHERE url = ?",
+        var lastUsed = 0.0
+        index.query("SELECT digest, etag, last_modified, stored_at, fresh_for, last_used FROM urls WHERE url = ?",
                     [.text(url)]) { row in
             guard let digest = row.text(0), ContentDigest.isValid(digest) else { return }
             found = URLRecord(url: url, digest: digest, etag: row.text(1), lastModified: row.text(2),
                               storedAt: row.real(3), freshFor: row.real(4))
+            lastUsed = row.real(5)
         }
-        if found != nil, !looksOnly { uses.used(url: url) }
+        if found != nil { uses.used(url: url, lastUsed: lastUsed, looksOnly: looksOnly) }
         return found
     }
 

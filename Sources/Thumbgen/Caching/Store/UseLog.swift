@@ -33,22 +33,27 @@ final class UseLog: Sendable {
         self.index = index
     }
 
-    /// Notes that the run used the record of `url`.
-    func used(url: String) {
+    /// Notes that the run used the record of `url`, last used at `lastUsed` (seconds since
+    /// 1970): not when that is within `recentEnough`, so that a warm run over URL rows writes no
+    /// use per row each run. A planner that only looks notes nothing.
+    func used(url: String, lastUsed: Double, looksOnly: Bool) {
+        guard !looksOnly, Date().timeIntervalSince1970 - lastUsed > Self.recentEnough else { return }
         note { $0.urls.insert(url) }
     }
 
     /// Notes that the run read the record file `name` of `kind` (instead of touching it), which
     /// was `written` (seconds since 1970). A record written in the last `recentEnough` seconds
     /// needs no note: its writing counts as its last use. A planner that only looks notes
-    /// nothing.
+    /// nothing. (A record file's earlier uses are not looked up: the slow path that reads it
+    /// is rare once the warm journal vouches for its row.)
     func used(_ kind: CacheLayout.Kind, _ name: String, written: Double, looksOnly: Bool) {
         guard !looksOnly, Date().timeIntervalSince1970 - written > Self.recentEnough else { return }
         note { $0.records.insert(Record(kind: kind, name: name)) }
     }
 
-    /// Seconds within which a record's writing stands for its use (the first warm run after a
-    /// cold one reads every record the cold one wrote: 120,000 notes for nothing).
+    /// Seconds within which a record's writing, or its last recorded use, stands for this use
+    /// (the first warm run after a cold one reads every record the cold one wrote: 120,000
+    /// notes for nothing), as a record file's mark was refreshed at most every ten minutes.
     static let recentEnough = 600.0
 
     private func note(_ add: (inout Pending) -> Void) {
