@@ -4,11 +4,12 @@ import PackageDescription
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
 /// (`thumbgen`) over it; libvips, libcurl and SQLite are reached only through the `CVips`,
 /// `CCurl` and `CSQLite` system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
-/// three C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
+/// four C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
 /// libjpeg's setjmp errors, `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
-/// scale made from it (libjpeg's own reduced IDCTs, which only C can call), and `CWebPScale`,
+/// scale made from it (libjpeg's own reduced IDCTs, which only C can call), `CWebPScale`,
 /// one decode of a lossy WebP shared by every size made from it (an area average per size, a
-/// loop Swift would run slower).
+/// loop Swift would run slower), and `CResample`, libvips 8.14's downsizing of pixels in
+/// memory with its exact arithmetic but without building its operations.
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -47,6 +48,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("m")]
         ),
         .target(
+            name: "CResample",
+            linkerSettings: [.linkedLibrary("m")]
+        ),
+        .target(
             name: "CWebPScale",
             linkerSettings: [.linkedLibrary("webp")]
         ),
@@ -56,6 +61,7 @@ let package = Package(
                 "CVips",
                 "CJPEGWriter",
                 "CJPEGScale",
+                "CResample",
                 "CWebPScale",
                 "CCurl",
                 "CSystem",

@@ -275,6 +275,39 @@ static inline void tg_set_int(VipsImage *image, const char *name, int value) {
     vips_image_set_int(image, name, value);
 }
 
+/// The pixels of `image` when libvips holds them in one block of memory (an image made in
+/// memory or copied there), else NULL: rows of `VIPS_IMAGE_SIZEOF_LINE` bytes, top to bottom.
+static inline const unsigned char *tg_memory_pixels(VipsImage *image) {
+    if (image->dtype != VIPS_IMAGE_SETBUF && image->dtype != VIPS_IMAGE_SETBUF_FOREIGN) return NULL;
+    return (const unsigned char *) image->data;
+}
+
+/// Bytes from one row of `image` to the next.
+static inline size_t tg_line_size(VipsImage *image) { return VIPS_IMAGE_SIZEOF_LINE(image); }
+
+/// Whether `image` is uncoded 8-bit pixels (what the C resampler reads).
+static inline int tg_is_uchar(VipsImage *image) {
+    return image->Coding == VIPS_CODING_NONE && image->BandFmt == VIPS_FORMAT_UCHAR;
+}
+
+/// A new image in memory, `width` × `height`, with the bands, format, colour space, resolution
+/// and metadata of `like` (as an operation's output carries its input's), its pixels left for
+/// the caller to write at `tg_memory_pixels`; NULL on failure.
+static inline VipsImage *tg_memory_image_like(VipsImage *like, int width, int height) {
+    VipsImage *out = vips_image_new_memory();
+    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, like, NULL)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    out->Xsize = width;
+    out->Ysize = height;
+    if (vips_image_write_prepare(out)) {
+        g_object_unref(out);
+        return NULL;
+    }
+    return out;
+}
+
 // MARK: - Memory
 
 /// Drops one reference to a libvips object (GObject); Swift cannot see the GObject cast macro.

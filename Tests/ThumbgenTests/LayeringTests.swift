@@ -21,6 +21,8 @@ struct LayeringTests {
     static let webpSymbols = #"import CWebPScale|tg_webp_|tg_area_"#
     /// `CJPEGScale`: its module and its functions.
     static let jpegScaleSymbols = #"import CJPEGScale|tg_jpeg_coefficients_"#
+    /// `CResample`: its module and its functions.
+    static let resampleSymbols = #"import CResample|tg_resample_"#
     /// `CSQLite`: its module, SQLite's functions and constants, and the shim.
     static let sqliteSymbols = #"import CSQLite|sqlite3_|SQLITE_|tg_sqlite_"#
     /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).
@@ -120,6 +122,7 @@ struct LayeringTests {
     static let ownedTargets: [(name: String, symbols: String, owner: String)] = [
         ("CWebPScale", webpSymbols, "Imaging/WebPPlanes.swift"),
         ("CJPEGScale", jpegScaleSymbols, "Imaging/JPEGCoefficients.swift"),
+        ("CResample", resampleSymbols, "Imaging/VipsImageRef+Resample.swift"),
         ("CSQLite", sqliteSymbols, "Caching/Store/IndexDatabase.swift"),
     ]
 
@@ -128,7 +131,7 @@ struct LayeringTests {
         file == owner || (file.hasPrefix(owner.dropLast(".swift".count) + "+") && file.hasSuffix(".swift"))
     }
 
-    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift, SQLite only from Caching/Store/IndexDatabase(+*).swift",
+    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift, CResample only from Imaging/VipsImageRef+Resample.swift, SQLite only from Caching/Store/IndexDatabase(+*).swift",
           arguments: ownedTargets.indices)
     func decodersStayInTheirWrappers(_ index: Int) throws {
         let (name, symbols, owner) = Self.ownedTargets[index]

@@ -10,24 +10,26 @@ struct ThumbnailRenderer: Sendable {
     func render(_ decoded: DecodedImage, spec: ThumbnailSpec, plan: ThumbnailGeometry, format: OutputFormat,
                 shared: SharedScale? = nil, watch: StageWatch) throws(ImagingError) -> VipsImageRef
     {
-        let scaled: VipsImageRef
-        if let shared {
-            let pixels = try shared.pixels { () throws(ImagingError) -> VipsImageRef in
-                let lazy = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-                    try scaleAndColour(decoded, plan: plan, spec: spec, format: format)
-                }
-                // Other rows read these pixels: this row's watch must not kill them afterwards.
-                return try inMemory(lazy, watch: watch, keepWatching: false)
+        // Steps 1 to 3. Pixels in memory are resampled in C first, outside the graph lock (it
+        // is pixel work, not graph building); building libvips' resamplers compiles vector
+        // code, which must not overlap (VipsGraphLock).
+        func scaledAndColoured() throws(ImagingError) -> VipsImageRef {
+            let resampled = resampledInC(decoded, plan: plan, spec: spec)
+            return try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+                try scaleAndColour(decoded, plan: plan, spec: spec, format: format, resampled: resampled)
             }
-            scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-                try alpha(pixels, plan: plan, spec: spec, format: format)
+        }
+        let coloured: VipsImageRef
+        if let shared {
+            coloured = try shared.pixels { () throws(ImagingError) -> VipsImageRef in
+                // Other rows read these pixels: this row's watch must not kill them afterwards.
+                try inMemory(scaledAndColoured(), watch: watch, keepWatching: false)
             }
         } else {
-            // Building resamplers compiles vector code, which must not overlap (VipsGraphLock).
-            scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-                try alpha(scaleAndColour(decoded, plan: plan, spec: spec, format: format),
-                          plan: plan, spec: spec, format: format)
-            }
+            coloured = try scaledAndColoured()
+        }
+        let scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+            try alpha(coloured, plan: plan, spec: spec, format: format)
         }
         let frames = decoded.frames
         let scaledHeight = scaled.height / frames
@@ -106,9 +108,12 @@ struct ThumbnailRenderer: Sendable {
     /// bottom) only cutting goes frame by frame, while resampling and colour run once over
     /// the stack, as `vips_thumbnail` does: 400 resamplers would cost 15 times the memory of
     /// one (measured: 731 MB against 52 MB for 400 frames of 400×300).
+    /// `resampled`, when given, is steps 1 and 2 made already (`resampledInC`).
     private func scaleAndColour(_ decoded: DecodedImage, plan: ThumbnailGeometry, spec: ThumbnailSpec,
-                                format: OutputFormat) throws(ImagingError) -> VipsImageRef
+                                format: OutputFormat, resampled: VipsImageRef?) throws(ImagingError) -> VipsImageRef
     {
+        let keepGrey = format.keepsGrey && spec.background.isGrey
+        if let resampled { return try toOutputColour(resampled, grey: keepGrey) }
         let frames = decoded.frames
         var image = decoded.image
         let frameWidth = image.width, frameHeight = decoded.frameHeight
@@ -133,8 +138,24 @@ struct ThumbnailRenderer: Sendable {
 
         // 3. Colour after resampling: fewer pixels go through the (slow) profile transform.
         // Grey stays grey where the format can store it and no colour is painted in.
-        let keepGrey = format.keepsGrey && spec.background.isGrey
         return try toOutputColour(image, grey: keepGrey)
+    }
+
+    /// Steps 1 and 2 done by the C resampler, with the bytes libvips' operations would make
+    /// (`VipsImageRef.resampledInMemory`): a still image whose pixels are in memory already,
+    /// shrinking. Nil otherwise, and then `scaleAndColour` builds libvips' operations. For a
+    /// small output, building those cost more than running them (`docs/performance.md`).
+    private func resampledInC(_ decoded: DecodedImage, plan: ThumbnailGeometry,
+                              spec: ThumbnailSpec) -> VipsImageRef? {
+        guard decoded.frames == 1, decoded.isInMemory else { return nil }
+        let (x, y, w, h) = Self.region(decoded, plan: plan)
+        guard plan.scaledWidth != w || plan.scaledHeight != h else { return nil }
+        let choice = ResampleChoice(width: w, height: h, targetWidth: plan.scaledWidth,
+                                    targetHeight: plan.scaledHeight, kernel: spec.kernel, frames: 1)
+        return decoded.image.resampledInMemory(x: x, y: y, width: w, height: h,
+                                               toWidth: plan.scaledWidth, height: plan.scaledHeight,
+                                               kernel: spec.kernel, preShrink: choice.preShrink,
+                                               vectorCode: choice.vectorCode)
     }
 
     /// Step 4, for `format`.
@@ -170,26 +191,16 @@ struct ThumbnailRenderer: Sendable {
         return try VipsImageRef.animation(frames: results)
     }
 
-    /// Kernel reduces reading fewer pixels than this are built without liborc's vector code:
-    /// compiling its programs costs a fixed 0.3–0.4 ms a reduce, more than it saves on a small
-    /// image (measured, to JPEG: from 200×125, 0.78 ms in C against 1.08 ms with vector code to
-    /// 64 px wide; from 400×250, 0.82–1.05 of the C time; from 800×500, 0.6).
-    static let vectorCodeMinimumPixels = 100_000
-
-    /// `input` resampled to `width`×`height`: a box shrink then a kernel reduce where
-    /// `BoxPreShrink` plans one (a still image only: a box would straddle stacked frames), else
-    /// `vips_resize`; with vector code only from `vectorCodeMinimumPixels` up. Both choices
-    /// depend on the sizes alone, so an output's bytes still depend on its recipe and source
-    /// alone.
+    /// `input` resampled to `width`×`height` by libvips' operations, as `ResampleChoice` says.
     private func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,
                           kernel: Kernel, frames: Int) throws(ImagingError) -> VipsImageRef {
         let hscale = Double(width) / Double(input.width)
         let vscale = Double(height) / Double(input.height)
-        let preShrink = frames == 1 ? BoxPreShrink(width: input.width, height: input.height,
-                                                   targetWidth: width, targetHeight: height, kernel: kernel) : nil
-        let reducedPixels = (input.width / (preShrink?.horizontal ?? 1)) * (input.height / (preShrink?.vertical ?? 1))
+        let choice = ResampleChoice(width: input.width, height: input.height, targetWidth: width,
+                                    targetHeight: height, kernel: kernel, frames: frames)
+        let preShrink = choice.preShrink
         func scaled(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-            try VipsRuntime.withVectorCode(reducedPixels >= Self.vectorCodeMinimumPixels) { () throws(ImagingError) in
+            try VipsRuntime.withVectorCode(choice.vectorCode) { () throws(ImagingError) in
                 guard let preShrink else { return try image.resized(hscale: hscale, vscale: vscale, kernel: kernel) }
                 return try image.boxShrunk(hshrink: preShrink.horizontal, vshrink: preShrink.vertical)
                     .reduced(toWidth: width, height: height, kernel: kernel)

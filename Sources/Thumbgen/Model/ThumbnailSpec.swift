@@ -64,7 +64,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     /// The version of thumbgen's rendering recipe; part of every output's cache key.
     /// 3: RGB sources whose embedded profile is sRGB by content skip the profile transform;
     /// reductions by 4 or more box-shrink by whole divisors first (`BoxPreShrink`); small
-    /// reduces use libvips' C code, not liborc's (`ThumbnailRenderer.vectorCodeMinimumPixels`).
+    /// reduces use libvips' C code, not liborc's (`ResampleChoice.vectorCodeMinimumPixels`).
     /// 4: JPEG sources shrink on load by `shrinkOnLoad` (`balanced` by default: DCT ½ with no
     /// headroom), which is in the identifier.
     /// 5: a still lossy WebP source is decoded once into its planes, and each size up to half
