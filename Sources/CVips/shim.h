@@ -308,6 +308,29 @@ static inline VipsImage *tg_memory_image_like(VipsImage *like, int width, int he
     return out;
 }
 
+/// Gives `image` its own copy of each blob in its metadata (the ICC profile, EXIF, XMP).
+/// libvips 8.14's heifload attaches them as pointers into memory its load frees: an image
+/// that outlives the load (one copied to memory) then reads freed bytes, and an ICC transform
+/// falls back to sRGB without a word. Call it on a loaded image before any operation copies
+/// its metadata.
+static inline void tg_own_blobs(VipsImage *image) {
+    // Setting "exif-data" parses it again, which would take the resolution from the EXIF tags:
+    // the image keeps the resolution the loader gave it.
+    const double xres = image->Xres, yres = image->Yres;
+    gchar **fields = vips_image_get_fields(image);
+    for (int i = 0; fields && fields[i]; i++) {
+        const void *data;
+        size_t length;
+        if (vips_image_get_typeof(image, fields[i]) == VIPS_TYPE_BLOB
+            && !vips_image_get_blob(image, fields[i], &data, &length)) {
+            vips_image_set_blob_copy(image, fields[i], data, length);
+        }
+    }
+    g_strfreev(fields);
+    image->Xres = xres;
+    image->Yres = yres;
+}
+
 // MARK: - Memory
 
 /// Drops one reference to a libvips object (GObject); Swift cannot see the GObject cast macro.

@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ struct SizeGroupIdentityTests {
     /// box pre-shrink to take part.
     static let sizes = [32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 600]
 
-    @Test("Eleven sizes of a JPEG (sRGB profile), a PNG with alpha and a WebP, together and one at a time",
+    @Test("Eleven sizes of a JPEG (sRGB profile), a PNG with alpha, a WebP and an AVIF (P3 profile), together and one at a time",
           arguments: ["workers", "none"])
     func groupedEqualsAlone(isolation: String) async throws {
         let space = try Workspace()
@@ -34,7 +35,18 @@ struct SizeGroupIdentityTests {
         try space.fixture(RawImage(width: 900, height: 600) { x, y in
             Colour(r: UInt8(x % 256), g: UInt8(y % 256), b: 128)
         }, "banner.webp", as: .webp)
-        let sources = ["photo.jpg", "art.png", "banner.webp"]
+        // An AVIF with a wide-gamut profile: libvips 8.14's heifload hands its profile over as
+        // memory the load frees, which a decode held in memory for several sizes outlived.
+        let wide = try RawImage(width: 600, height: 400) { x, y in
+            Colour(r: UInt8(x * 255 / 599), g: UInt8(y * 255 / 399), b: UInt8((x + y) % 256))
+        }.vipsImage()
+        defer { tg_unref(wide) }
+        let p3 = try FixtureBytes.libvipsProfile("p3")
+        p3.withUnsafeBytes { _ = vips_image_set_blob_copy(wide, "icc-profile-data", $0.baseAddress, $0.count) }
+        _ = try space.folder.write(try VipsOperationCall.blob("heifsave_buffer", input: wide,
+                                                              options: "Q=80,compression=av1", output: "buffer"),
+                                   to: "wide.avif")
+        let sources = ["photo.jpg", "art.png", "banner.webp", "wide.avif"]
         func row(_ source: String, _ size: Int) -> [String] {
             [source, "\(size)x\(size)", "\((source as NSString).deletingPathExtension)-\(size).webp"]
         }

@@ -22,6 +22,7 @@ extension VipsImageRef {
         guard let pointer else {
             throw .libvips(operation: loader, message: VipsErrorBuffer.take())
         }
+        if loader == "heifload" { tg_own_blobs(pointer) }
         return VipsImageRef(owning: pointer)
     }
 
@@ -77,6 +78,7 @@ extension VipsImageRef {
         guard let pointer = tg_heifload_thumbnail(path, access.vipsCode, strictness.vipsCode) else {
             throw .libvips(operation: "heifload", message: VipsErrorBuffer.take())
         }
+        tg_own_blobs(pointer)
         return VipsImageRef(owning: pointer)
     }
 
