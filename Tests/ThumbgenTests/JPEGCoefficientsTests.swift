@@ -138,15 +138,3 @@ struct JPEGCoefficientsTests {
         #expect(JPEGCoefficients.read(path: try folder.write(jpeg, to: "whole.jpg").path) != nil)
     }
 }
-
-extension VipsImageRef {
-    /// The image's pixels, evaluated, as bytes.
-    fileprivate func rawPixels() throws -> Data {
-        var length = 0
-        guard let memory = vips_image_write_to_memory(pointer, &length) else {
-            throw FixtureError("vips_image_write_to_memory")
-        }
-        defer { g_free(memory) }
-        return Data(bytes: memory, count: length)
-    }
-}

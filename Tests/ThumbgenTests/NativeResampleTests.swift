@@ -197,15 +197,3 @@ struct NativeResampleTests {
         #expect(sources >= 30, "only \(sources) corpus images were 8-bit without alpha")
     }
 }
-
-extension VipsImageRef {
-    /// The image's pixels, evaluated, as bytes.
-    fileprivate func rawPixels() throws -> Data {
-        var length = 0
-        guard let memory = vips_image_write_to_memory(pointer, &length) else {
-            throw FixtureError("vips_image_write_to_memory")
-        }
-        defer { g_free(memory) }
-        return Data(bytes: memory, count: length)
-    }
-}
