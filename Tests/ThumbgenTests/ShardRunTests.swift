@@ -107,6 +107,33 @@ struct ShardRunTests {
         #expect(try ShardHarness.summary(merged) == ShardHarness.summary(space.reportURL))
     }
 
+    @Test("The merge sums the cache writes each shard had refused (cache.not_stored), which no row carries")
+    func mergeSumsRefusedWrites() async throws {
+        let space = try Workspace("shard-refused")
+        let manifest = try space.folder.write(try ShardHarness.manifest(in: space, sources: 4, sizes: [16]),
+                                              to: "manifest.csv")
+        let reports = (0..<2).map { space.folder.file("r\($0).json") }
+        let runs = try await ShardHarness.runAll(2, in: space) { k in
+            [manifest.path, "--out", space.folder.file("out").path, "--report", reports[k].path,
+             "--cache-dir", space.folder.file("cache").path, "--shard", "\(k)/2"]
+        }
+        for run in runs { #expect(run.status == 0, "\(run.stderr)") }
+        // A full cache file system is needed to refuse writes for real (CacheFullTests); here
+        // each shard's summary says it had, as such a run's would.
+        for (k, report) in reports.enumerated() {
+            let text = try String(contentsOf: report, encoding: .utf8)
+            let patched = text.replacingOccurrences(of: "\"cache\":{", with: "\"cache\":{\"not_stored\":\(k + 2),")
+            #expect(patched != text, "shard \(k)'s report has no cache summary")
+            try patched.write(to: report, atomically: true, encoding: .utf8)
+        }
+        let merged = space.folder.file("merged.json")
+        let outcome = try ReportMerge.merge(reports.map(\.path), into: merged.path,
+                                            outputDirectory: space.folder.file("out"))
+        #expect(outcome.summary.cache?.notStored == 5)
+        let summary = try ShardHarness.summary(merged)
+        #expect((summary["cache"] as? NSDictionary)?["not_stored"] as? Int == 5)
+    }
+
     @Test("A dry run and warm take --shard too; their shards merge")
     func dryRunAndWarm() async throws {
         let space = try Workspace("shard-dry")

@@ -43,6 +43,9 @@ public enum ReportMerge {
             outcome.summary.cpuSeconds = (readers.map(\.tail.summary.cpuSeconds).reduce(0, +) * 1000).rounded() / 1000
             if readers.contains(where: { $0.tail.summary.cache != nil }) {
                 outcome.summary.expectCache(warm: readers.contains { $0.tail.summary.warm != nil })
+                // Refused cache writes are counted by each run, not by its rows.
+                let refused = readers.compactMap { $0.tail.summary.cache?.notStored }.reduce(0, +)
+                if refused > 0 { outcome.summary.cache?.notStored = refused }
             }
             outcome.summary.roundTotals()
             do {
