@@ -56,4 +56,35 @@ struct CacheFullTests {
         #expect((report.summary.cache?["not_stored"] ?? 0) > 0, "\(String(describing: report.summary.cache))")
         #expect(run.result.stderr.contains("writes refused"), "\(run.result.stderr)")
     }
+
+    @Test("URL sources into a full cache: each body is downloaded outside the cache instead, every row written",
+          .enabled(if: canMount, "needs root to mount a small tmpfs for the cache"))
+    func urlSourcesIntoAFullCache() async throws {
+        let space = try Workspace("cache-full-url")
+        var seed: UInt64 = 0x2545f4914f6cdd1d
+        func next() -> UInt8 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return UInt8(truncatingIfNeeded: seed)
+        }
+        // Bodies of about 180 KB: the second one no longer fits in the 256 KiB cache.
+        for index in 0..<6 {
+            let image = RawImage(width: 300, height: 200) { _, _ in Colour(r: next(), g: next(), b: next()) }
+            try space.folder.write(try image.encoded(as: .png), to: "u\(index).png")
+        }
+        let server = try FaultServer(root: space.folder.url)
+        try FileManager.default.createDirectory(at: space.cache, withIntermediateDirectories: true)
+        #expect(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", space.cache.path]))
+        defer { _ = Self.run("/bin/umount", ["-l", space.cache.path]) }
+
+        let rows = (0..<6).map { [server.url("/img/u\($0).png"), "64", "u\($0).png"] }
+        let run = try await space.run(manifest: CSV.manifest(["src", "size", "out"], rows),
+                                      ["--allow-private-network"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        let report = try #require(run.report)
+        #expect(report.rows.map(\.status) == Array(repeating: "written", count: 6), "\(run.result.stderr)")
+        for index in 0..<6 {
+            #expect(try space.pixels("u\(index).png").width == 64)
+        }
+        #expect((report.summary.cache?["not_stored"] ?? 0) > 0, "\(String(describing: report.summary.cache))")
+    }
 }

@@ -14,6 +14,8 @@ final class DownloadWorkspace: Sendable {
     private let cache: ThumbnailCache?
     /// The fetcher, the folder, and the folder's lock with the path it is registered under.
     private let made = Mutex<(fetcher: HTTPFetcher, folder: URL, lock: (path: String, file: LockedFile)?)?>(nil)
+    /// A second folder, outside the cache, for downloads the cache's full file system refused.
+    private let spare = Mutex<(folder: URL, lock: (path: String, file: LockedFile)?)?>(nil)
 
     /// Support for a run fetching with `policy` (through `cache` unless nil), which starts by
     /// sweeping the leftovers of runs that are gone.
@@ -36,14 +38,19 @@ final class DownloadWorkspace: Sendable {
     /// Removes the download folder (and whatever is left in it) and stops the transfer thread;
     /// the next URL source starts them again.
     func finish() {
-        guard let (folder, lock) = made.withLock({ made in
+        let folders: [(URL, (path: String, file: LockedFile)?)?] = [made.withLock { made in
             defer { made = nil }
             return made.map { ($0.folder, $0.lock) }
-        }) else { return }
-        // Removed while still locked, so that no sweeper takes it for a leftover meanwhile.
-        try? FileManager.default.removeItem(at: folder)
-        if let lock { TemporaryFiles.shared.remove(lock.path) }
-        withExtendedLifetime(lock?.file) {}
+        }, spare.withLock { spare in
+            defer { spare = nil }
+            return spare.map { ($0.folder, $0.lock) }
+        }]
+        for case let (folder, lock)? in folders {
+            // Removed while still locked, so that no sweeper takes it for a leftover meanwhile.
+            try? FileManager.default.removeItem(at: folder)
+            if let lock { TemporaryFiles.shared.remove(lock.path) }
+            withExtendedLifetime(lock?.file) {}
+        }
     }
 
     /// A download operation getting `url` by `step` into the run's temporary folder, storing
@@ -51,20 +58,39 @@ final class DownloadWorkspace: Sendable {
     func operation(_ url: URL, maxAge: Int, step: RowPlan.SourceStep) -> DownloadOperation {
         let (fetcher, folder) = parts()
         let storing = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge) }
-        return DownloadOperation(url: url, step: step, into: folder, storing: storing, fetcher: { fetcher })
+        // Downloads go into the cache's own folder, so that a body is stored by a second name;
+        // when that file system is full, into one outside the cache (the body is then not
+        // stored, which the cache's health counts), so that the row still gets its bytes.
+        let spare: (@Sendable () -> URL)? = cache == nil ? nil : { @Sendable [self] in self.spareFolder() }
+        return DownloadOperation(url: url, step: step, into: folder, spare: spare, storing: storing,
+                                 fetcher: { fetcher })
+    }
+
+    /// The folder outside the cache, made on first use.
+    private func spareFolder() -> URL {
+        spare.withLock { spare in
+            if let spare { return spare.folder }
+            let made = Self.folder(in: Self.systemTemporaryFolder)
+            spare = made
+            return made.folder
+        }
+    }
+
+    /// A new locked downloads folder in `parent`; without one, each download fails with its
+    /// own "cannot write" naming the path.
+    private static func folder(in parent: String) -> (folder: URL, lock: (path: String, file: LockedFile)?) {
+        try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        let created = TemporaryFolder.create(in: parent, for: "downloads")
+        let path = created?.path ?? parent + "/" + TemporaryName.locked(for: "downloads")
+        if let created { TemporaryFiles.shared.insert(created.path, holding: created.lock) }
+        return (URL(fileURLWithPath: path), created.map { (path: $0.path, file: $0.lock) })
     }
 
     private func parts() -> (HTTPFetcher, URL) {
         made.withLock { made in
             if let made { return (made.fetcher, made.folder) }
-            let parent = cache?.layout.temporaryFolder ?? Self.systemTemporaryFolder
-            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-            // Without a folder, each download fails with its own "cannot write" naming the path.
-            let created = TemporaryFolder.create(in: parent, for: "downloads")
-            let path = created?.path ?? parent + "/" + TemporaryName.locked(for: "downloads")
-            if let created { TemporaryFiles.shared.insert(created.path, holding: created.lock) }
-            let parts = (fetcher: HTTPFetcher(policy: policy), folder: URL(fileURLWithPath: path),
-                         lock: created.map { (path: $0.path, file: $0.lock) })
+            let folder = Self.folder(in: cache?.layout.temporaryFolder ?? Self.systemTemporaryFolder)
+            let parts = (fetcher: HTTPFetcher(policy: policy), folder: folder.folder, lock: folder.lock)
             made = parts
             return (parts.fetcher, parts.folder)
         }

@@ -40,6 +40,7 @@ extension ThumbnailFailure {
         case .cancelled: code = .cancelled
         case .offline: code = .notCached
         case .setup: code = .fetchSetupFailed
+        case .localWrite: code = .writeFailed
         }
         let tries = failure.attempts > 1 ? " (after \(failure.attempts) attempts)" : ""
         return ThumbnailFailure(code, "\(src): \(failure.error)\(tries)")

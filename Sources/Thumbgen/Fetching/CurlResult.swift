@@ -12,6 +12,8 @@ enum CurlResult: Sendable, Equatable {
     case stalled
     /// The body passed the policy's byte limit, as it streamed or by its announced length.
     case tooLarge
+    /// The body could not be written to its file; the errno.
+    case writeFailed(Int32)
     /// Cancelled, or abandoned when the loop stopped.
     case aborted
     /// libcurl's connect or total timeout ran out; libcurl's words.
@@ -40,6 +42,10 @@ enum CurlResult: Sendable, Equatable {
         }
         if transfer.exceededLimit {
             self = .tooLarge
+            return
+        }
+        if let failure = transfer.writeError {
+            self = .writeFailed(failure)
             return
         }
         self.init(code, message: transfer.message(for: code))

@@ -26,6 +26,10 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var refusedAddress: String?
     private(set) var headers: [String: String] = [:]
     private(set) var stalled = false
+    /// Why the body could not be written to its file (an errno), when it could not.
+    private(set) var writeError: Int32?
+    /// The body's file.
+    let path: String
     private var hasher = SHA256()
     private var requestHeaders: UnsafeMutablePointer<curl_slist>?
     private var lastReceived: curl_off_t = -1
@@ -39,6 +43,7 @@ final class CurlTransfer: @unchecked Sendable {
         let file = try DownloadFile(path: path)
         guard let handle = curl_easy_init() else { throw .other("libcurl could not start a transfer") }
         self.handle = handle
+        self.path = path
         self.url = url
         self.file = file
         self.policy = policy
@@ -156,7 +161,10 @@ final class CurlTransfer: @unchecked Sendable {
             exceededLimit = true
             return 0
         }
-        guard file?.write(UnsafeRawBufferPointer(start: data, count: count)) == true else { return 0 }
+        if let failure = file?.write(UnsafeRawBufferPointer(start: data, count: count)) {
+            writeError = failure
+            return 0
+        }
         hasher.update(bufferPointer: UnsafeRawBufferPointer(start: data, count: count))
         bytes += Int64(count)
         return count

@@ -13,9 +13,7 @@ final class DownloadFile: Sendable {
     /// when it cannot be opened.
     init(path: String) throws(FetchError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw .other("\(path): cannot write: \(String(cString: strerror(errno)))")
-        }
+        guard descriptor >= 0 else { throw .localWrite(path: path, errno: errno) }
         self.descriptor = descriptor
     }
 
@@ -23,8 +21,8 @@ final class DownloadFile: Sendable {
         _ = close(descriptor)
     }
 
-    /// Appends `bytes`; false (errno says why) when the write fails.
-    func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        DescriptorIO.writeAll(descriptor, bytes)
+    /// Appends `bytes`; the errno of the failure, or nil when they were written.
+    func write(_ bytes: UnsafeRawBufferPointer) -> Int32? {
+        DescriptorIO.writeAll(descriptor, bytes) ? nil : errno
     }
 }

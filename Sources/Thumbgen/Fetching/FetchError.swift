@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a download failed; each case maps to one stable row error code.
 public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server answered with an error status (after retries, where they apply).
@@ -22,6 +24,10 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// words), so the transfer never started: no request was sent. `consequence` says what is
     /// lost without it, `remedy` how to get it back.
     case setup(option: String, reason: String, consequence: String?, remedy: String?)
+    /// The body could not be written to the local file at `path` (`reason`, the system's
+    /// words); `isFull` when the file system is full, over quota or read-only, where writing
+    /// somewhere else may still work.
+    case localWrite(path: String, reason: String, isFull: Bool)
     /// Anything else libcurl reported.
     case other(String)
 
@@ -42,6 +48,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
             return "cannot fetch: libcurl refused \(option) (\(reason))"
                 + (consequence.map { ", so \($0)" } ?? "") + "; no request was sent"
                 + (remedy.map { " (\($0))" } ?? "")
+        case .localWrite(let path, let reason, _): return "\(path): cannot write: \(reason)"
         case .other(let message): return message
         }
     }
@@ -55,4 +62,12 @@ public struct FetchFailure: Error, Sendable, Equatable {
     public var attempts: Int
     /// The last HTTP status received (0 when none was).
     public var status: Int
+}
+
+extension FetchError {
+    /// The local write failure `code` (an errno) at `path` makes.
+    static func localWrite(path: String, errno code: Int32) -> FetchError {
+        .localWrite(path: path, reason: String(cString: strerror(code)),
+                    isFull: code == ENOSPC || code == EDQUOT || code == EROFS)
+    }
 }

@@ -129,6 +129,7 @@ public final class HTTPFetcher: Sendable {
         case .tooManyRedirects: return .failure(.tooManyRedirects)
         case .truncated: return .failure(.truncated)
         case .connectionFailed(let message): return .failure(.connection(message))
+        case .writeFailed(let code): return .failure(.localWrite(path: transfer.path, errno: code))
         case .failed(let message): return .failure(.other(message))
         }
     }

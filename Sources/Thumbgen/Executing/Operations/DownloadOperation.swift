@@ -10,6 +10,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
     private let fetcher: @Sendable () -> HTTPFetcher
     private let folder: URL
+    private let spare: (@Sendable () -> URL)?
     private let step: RowPlan.SourceStep
     private let storing: URLCachePolicy?
     private let state = Mutex<(outcome: Result<FetchedSource, FetchFailure>?, download: HTTPFetcher.Fetch?,
@@ -25,12 +26,14 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     var started: ContinuousClock.Instant? { state.withLock { $0.started } }
 
     /// Gets `url` by `step` into `folder` (the cache's temporary folder when `storing` is
-    /// set, so that a body moves into the store by rename).
-    init(url: URL, step: RowPlan.SourceStep, into folder: URL, storing: URLCachePolicy?,
-         fetcher: @escaping @Sendable () -> HTTPFetcher) {
+    /// set, so that a body moves into the store by rename), or into the folder `spare` gives
+    /// when `folder`'s file system is full.
+    init(url: URL, step: RowPlan.SourceStep, into folder: URL, spare: (@Sendable () -> URL)? = nil,
+         storing: URLCachePolicy?, fetcher: @escaping @Sendable () -> HTTPFetcher) {
         self.url = url
         self.step = step
         self.folder = folder
+        self.spare = spare
         self.storing = storing
         self.fetcher = fetcher
     }
@@ -73,13 +76,19 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         var file: TemporaryDownload
     }
 
-    private func start(conditionalOn record: URLRecord?, headers: [String],
+    private func start(conditionalOn record: URLRecord?, headers: [String], into folder: URL? = nil,
                        completion: @escaping @Sendable (Result<Received, FetchFailure>) -> Void) {
         // Inside the run's locked downloads folder, whose one lock covers its files: a plain
         // unique name, which no sweeper takes for a temporary of its own.
-        let file = TemporaryDownload(path: folder.appendingPathComponent("download-\(UUID().uuidString)").path)
+        let into = folder ?? self.folder
+        let file = TemporaryDownload(path: into.appendingPathComponent("download-\(UUID().uuidString)").path)
         let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
-                                       order: order, headers: headers) { result in
+                                       order: order, headers: headers) { [self] result in
+            // A full file system under the cache: once more, outside it.
+            if folder == nil, let spare, case .failure(let failure) = result,
+               case .localWrite(_, _, isFull: true) = failure.error, isWanted() {
+                return start(conditionalOn: record, headers: headers, into: spare(), completion: completion)
+            }
             // On failure `file` goes away here, and with it any partial body.
             completion(result.map { Received(response: $0, file: file) })
         }
