@@ -24,22 +24,33 @@ struct CacheFullTests {
         return process.terminationStatus == 0
     }
 
+    /// `count` PNGs of 300×200 noise (about 180 KB each: PNG cannot shrink noise), `prefix0.png`
+    /// and on, in the workspace's folder.
+    static func writeNoise(_ count: Int, named prefix: String, in space: Workspace, seed start: UInt64) throws {
+        var seed = start
+        func next() -> UInt8 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return UInt8(truncatingIfNeeded: seed)
+        }
+        for index in 0..<count {
+            let image = RawImage(width: 300, height: 200) { _, _ in Colour(r: next(), g: next(), b: next()) }
+            try space.folder.write(try image.encoded(as: .png), to: "\(prefix)\(index).png")
+        }
+    }
+
+    /// Mounts a 256 KiB tmpfs as the workspace's cache; the caller unmounts it.
+    static func mountSmallCache(_ space: Workspace) throws {
+        try FileManager.default.createDirectory(at: space.cache, withIntermediateDirectories: true)
+        #expect(run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", space.cache.path]))
+    }
+
     @Test("A cache that fills mid-run: one warning, every output written, the refused writes counted",
           .enabled(if: canMount, "needs root to mount a small tmpfs for the cache"))
     func cacheFills() async throws {
         let space = try Workspace("cache-full")
         // Noise, so that each output is large (PNG cannot shrink it): a few fill the cache.
-        var seed: UInt64 = 0x9e3779b97f4a7c15
-        func next() -> UInt8 {
-            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
-            return UInt8(truncatingIfNeeded: seed)
-        }
-        for index in 0..<8 {
-            let image = RawImage(width: 300, height: 200) { _, _ in Colour(r: next(), g: next(), b: next()) }
-            try space.folder.write(try image.encoded(as: .png), to: "n\(index).png")
-        }
-        try FileManager.default.createDirectory(at: space.cache, withIntermediateDirectories: true)
-        #expect(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", space.cache.path]))
+        try Self.writeNoise(8, named: "n", in: space, seed: 0x9e3779b97f4a7c15)
+        try Self.mountSmallCache(space)
         defer { _ = Self.run("/bin/umount", ["-l", space.cache.path]) }
 
         let rows = (0..<8).map { ["n\($0).png", "300", "{name}.png"] }
@@ -61,19 +72,10 @@ struct CacheFullTests {
           .enabled(if: canMount, "needs root to mount a small tmpfs for the cache"))
     func urlSourcesIntoAFullCache() async throws {
         let space = try Workspace("cache-full-url")
-        var seed: UInt64 = 0x2545f4914f6cdd1d
-        func next() -> UInt8 {
-            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
-            return UInt8(truncatingIfNeeded: seed)
-        }
         // Bodies of about 180 KB: the second one no longer fits in the 256 KiB cache.
-        for index in 0..<6 {
-            let image = RawImage(width: 300, height: 200) { _, _ in Colour(r: next(), g: next(), b: next()) }
-            try space.folder.write(try image.encoded(as: .png), to: "u\(index).png")
-        }
+        try Self.writeNoise(6, named: "u", in: space, seed: 0x2545f4914f6cdd1d)
         let server = try FaultServer(root: space.folder.url)
-        try FileManager.default.createDirectory(at: space.cache, withIntermediateDirectories: true)
-        #expect(Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", space.cache.path]))
+        try Self.mountSmallCache(space)
         defer { _ = Self.run("/bin/umount", ["-l", space.cache.path]) }
 
         let rows = (0..<6).map { [server.url("/img/u\($0).png"), "64", "u\($0).png"] }
