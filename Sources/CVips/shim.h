@@ -314,9 +314,13 @@ static inline VipsImage *tg_memory_image_like(VipsImage *like, int width, int he
 /// falls back to sRGB without a word. Call it on a loaded image before any operation copies
 /// its metadata.
 static inline void tg_own_blobs(VipsImage *image) {
-    // Setting "exif-data" parses it again, which would take the resolution from the EXIF tags:
-    // the image keeps the resolution the loader gave it.
+    // Setting "exif-data" parses it again, which would take the resolution and the orientation
+    // from the EXIF tags: the image keeps the ones the loader gave it (heifload drops the
+    // orientation, libheif having turned the pixels already).
     const double xres = image->Xres, yres = image->Yres;
+    int orientation = 0;
+    const int had_orientation = !vips_image_get_int(image, VIPS_META_ORIENTATION, &orientation);
+    vips_error_clear();
     gchar **fields = vips_image_get_fields(image);
     for (int i = 0; fields && fields[i]; i++) {
         const void *data;
@@ -329,6 +333,11 @@ static inline void tg_own_blobs(VipsImage *image) {
     g_strfreev(fields);
     image->Xres = xres;
     image->Yres = yres;
+    if (had_orientation) {
+        vips_image_set_int(image, VIPS_META_ORIENTATION, orientation);
+    } else {
+        vips_image_remove(image, VIPS_META_ORIENTATION);
+    }
 }
 
 // MARK: - Memory

@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 import Testing
 import Thumbgen
@@ -47,6 +48,26 @@ struct OrientationTests {
     /// 0.21–1.18 (see the printed table), while ignoring the tag gives 38.9–85.1. 3.0 leaves
     /// room for libvips version drift and stays an order of magnitude below a wrong result.
     static let threshold = 3.0
+
+    @Test("An AVIF whose EXIF says 6 is not turned: libheif turns HEIF pixels itself (by `irot`), alone or beside another size")
+    func heifExifOrientationIgnored() async throws {
+        let space = try Workspace()
+        let image = try RawImage.quadrants(width: 300, height: 200).vipsImage()
+        defer { tg_unref(image) }
+        tg_set_int(image, "orientation", 6)
+        _ = try space.folder.write(try VipsOperationCall.blob("heifsave_buffer", input: image,
+                                                              options: "Q=80,compression=av1", output: "buffer"),
+                                   to: "o6.avif")
+        let alone = try await space.run(manifest: CSV.manifest(["src", "size", "out"], [["o6.avif", "100", "alone.png"]]))
+        #expect(alone.status == 0, "\(alone.result.stderr)")
+        let shared = try await space.run(manifest: CSV.manifest(["src", "size", "out"],
+                                                                [["o6.avif", "100", "a.png"], ["o6.avif", "60", "b.png"]]))
+        #expect(shared.status == 0, "\(shared.result.stderr)")
+        for name in ["alone.png", "a.png"] {
+            let made = try space.pixels(name)
+            #expect(made.width == 100 && made.height == 67, "\(name): \(made.width)×\(made.height)")
+        }
+    }
 
     @Test("Corpus photographs tagged 1–8 match orientation 1 in size and pixels",
           .enabled(if: TestPaths.hasCorpora, "needs ../shared/corpora/exif-orientation"),
