@@ -12,10 +12,12 @@ import Synchronization
 final class DownloadWorkspace: Sendable {
     private let policy: FetchPolicy
     private let cache: ThumbnailCache?
-    /// The fetcher, the folder, and the folder's lock with the path it is registered under.
-    private let made = Mutex<(fetcher: HTTPFetcher, folder: URL, lock: (path: String, file: LockedFile)?)?>(nil)
+    /// A downloads folder, and its lock with the path it is registered under.
+    private typealias Folder = (folder: URL, lock: (path: String, file: LockedFile)?)
+    /// The fetcher and the folder.
+    private let made = Mutex<(fetcher: HTTPFetcher, folder: Folder)?>(nil)
     /// A second folder, outside the cache, for downloads the cache's full file system refused.
-    private let spare = Mutex<(folder: URL, lock: (path: String, file: LockedFile)?)?>(nil)
+    private let spare = Mutex<Folder?>(nil)
 
     /// Support for a run fetching with `policy` (through `cache` unless nil), which starts by
     /// sweeping the leftovers of runs that are gone.
@@ -38,12 +40,12 @@ final class DownloadWorkspace: Sendable {
     /// Removes the download folder (and whatever is left in it) and stops the transfer thread;
     /// the next URL source starts them again.
     func finish() {
-        let folders: [(URL, (path: String, file: LockedFile)?)?] = [made.withLock { made in
+        let folders: [Folder?] = [made.withLock { made in
             defer { made = nil }
-            return made.map { ($0.folder, $0.lock) }
+            return made?.folder
         }, spare.withLock { spare in
             defer { spare = nil }
-            return spare.map { ($0.folder, $0.lock) }
+            return spare
         }]
         for case let (folder, lock)? in folders {
             // Removed while still locked, so that no sweeper takes it for a leftover meanwhile.
@@ -60,7 +62,7 @@ final class DownloadWorkspace: Sendable {
         let storing = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge) }
         // Downloads go into the cache's own folder, so that a body is stored by a second name;
         // when that file system is full, into one outside the cache (the body is then not
-        // stored, which the cache's health counts), so that the row still gets its bytes.
+        // stored), so that the row still gets its bytes.
         let spare: (@Sendable () -> URL)? = cache == nil ? nil : { @Sendable [self] in self.spareFolder() }
         return DownloadOperation(url: url, step: step, into: folder, spare: spare, storing: storing,
                                  fetcher: { fetcher })
@@ -78,7 +80,7 @@ final class DownloadWorkspace: Sendable {
 
     /// A new locked downloads folder in `parent`; without one, each download fails with its
     /// own "cannot write" naming the path.
-    private static func folder(in parent: String) -> (folder: URL, lock: (path: String, file: LockedFile)?) {
+    private static func folder(in parent: String) -> Folder {
         try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
         let created = TemporaryFolder.create(in: parent, for: "downloads")
         let path = created?.path ?? parent + "/" + TemporaryName.locked(for: "downloads")
@@ -88,11 +90,11 @@ final class DownloadWorkspace: Sendable {
 
     private func parts() -> (HTTPFetcher, URL) {
         made.withLock { made in
-            if let made { return (made.fetcher, made.folder) }
-            let folder = Self.folder(in: cache?.layout.temporaryFolder ?? Self.systemTemporaryFolder)
-            let parts = (fetcher: HTTPFetcher(policy: policy), folder: folder.folder, lock: folder.lock)
+            if let made { return (made.fetcher, made.folder.folder) }
+            let parts = (fetcher: HTTPFetcher(policy: policy),
+                         folder: Self.folder(in: cache?.layout.temporaryFolder ?? Self.systemTemporaryFolder))
             made = parts
-            return (parts.fetcher, parts.folder)
+            return (parts.fetcher, parts.folder.folder)
         }
     }
 }
