@@ -313,8 +313,8 @@ struct CacheMaintenanceTests {
         }
     }
 
-    /// A host id that is not this machine's, for temporary names made "elsewhere".
-    static let otherHost = TemporaryName.host == "eeeeeeee" ? "dddddddd" : "eeeeeeee"
+    /// A host id, as thumbgen 0.2.0 put in its temporary names.
+    static let otherHost = "eeeeeeee"
 
     @Test("prune removes old orphan blobs and stray temporary files, and keeps what a run may still use")
     func strays() throws {
@@ -337,19 +337,21 @@ struct CacheMaintenanceTests {
             if folder { try Self.setModified(url, secondsAgo: folderAge) }
             return url
         }
-        let other = Self.otherHost, here = TemporaryName.host
+        let other = Self.otherHost
         let removed = [
-            try make(".entry.tg-\(other)-1-a.tmp", fileAge: 7200),                       // another host's, old
+            try make(TemporaryName.locked(for: "entry"), fileAge: 0),                      // its lock is free
+            try make(".entry.tg-\(other)-1-a.tmp", fileAge: 7200),                       // 0.2.0's name, old
             try make(".downloads.tg-\(other)-2-b.tmp", folder: true, fileAge: 7200, folderAge: 7200),
-            try make(".entry.tg-\(here)-2147480000-c.tmp", fileAge: 0),                   // this host's, process gone
             try make("junk", fileAge: 7200),                                              // not ours by name, old
         ]
+        let heldName = TemporaryName.locked(for: "downloads")
         let kept = [
-            try make(".entry.tg-\(other)-3-d.tmp", fileAge: 10),                          // another host's, recent
+            try make(".entry.tg-\(other)-3-d.tmp", fileAge: 10),                          // 0.2.0's name, recent
             try make(".downloads.tg-\(other)-4-e.tmp", folder: true, fileAge: 10, folderAge: 7200),
-            try make(TemporaryName.legacy(for: "downloads"), folder: true, fileAge: 7200, folderAge: 7200),  // this live process
+            try make(heldName, folder: true, fileAge: 7200, folderAge: 7200),              // a live run's
             try make("fresh-junk", fileAge: 10),
         ]
+        let held = try #require(LockedFile.create(tmp.appendingPathComponent(heldName + "/" + TemporarySweeper.lockName).path))
 
         let result = CacheMaintenance(cache: cache).prune(maxSize: nil, maxAge: nil)
         #expect(result.removed == .init(blobs: 1, outputs: 0, urls: 0, files: 0))
@@ -359,5 +361,6 @@ struct CacheMaintenanceTests {
         #expect(!cache.blobs.contains(ContentDigest.of(oldOrphan)))
         #expect(cache.blobs.contains(ContentDigest.of(youngOrphan)))
         #expect(result.remaining == Int64(youngOrphan.count))
+        withExtendedLifetime(held) {}
     }
 }

@@ -97,18 +97,18 @@ struct CacheUnitTests {
                                                          spec: ThumbnailSpec()), strictness: .error) != base)
     }
 
-    @Test("Temporary names: this host's dead process is stale, a live one is not, foreign ones by age")
+    @Test("Temporary names: only the locked form is one; 0.2.0's host-and-pid names and look-alikes are not")
     func temporaryNames() {
-        let mine = TemporaryName.legacy(for: "a.png")
-        #expect(mine.hasPrefix(".a.png.tg-") && mine.hasSuffix(".tmp"))
-        #expect(!TemporaryName.isStale(mine, modified: .distantPast))  // this process is alive
-        let dead = ".a.png.tg-\(TemporaryName.host)-999999999-x.tmp"  // beyond pid_max
-        #expect(TemporaryName.isStale(dead, modified: Date()))
-        let foreign = ".a.png.tg-00000000-1-x.tmp"
-        #expect(!TemporaryName.isStale(foreign, modified: Date()))
-        #expect(TemporaryName.isStale(foreign, modified: Date(timeIntervalSinceNow: -7200)))
-        #expect(!TemporaryName.isStale(".a.png.tmp", modified: .distantPast))  // not ours
-        #expect(!TemporaryName.isStale("a.png", modified: .distantPast))
+        let name = TemporaryName.locked(for: "a.png")
+        #expect(name.hasPrefix(".a.png.tg-") && name.hasSuffix(".tmp"))
+        #expect(TemporaryName.isTemporary(name))
+        #expect(TemporaryName.isTemporary(".a.tg-b.png.tg-0123456789abc.tmp"))  // the last marker counts
+        #expect(!TemporaryName.isTemporary(".a.png.tg-0a1b2c3d-4242-x.tmp"))  // thumbgen 0.2.0's form
+        #expect(!TemporaryName.isTemporary(".a.png.tg-0123456789ab.tmp"))  // twelve digits
+        #expect(!TemporaryName.isTemporary(".a.png.tg-0123456789ABC.tmp"))  // not lower case
+        #expect(!TemporaryName.isTemporary("a.png.tg-0123456789abc.tmp"))  // not hidden
+        #expect(!TemporaryName.isTemporary(".a.png.tmp"))
+        #expect(!TemporaryName.isTemporary("a.png"))
     }
 }
 

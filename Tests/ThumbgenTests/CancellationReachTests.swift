@@ -80,7 +80,7 @@ struct CancellationReachTests {
 
         // Cancelled first: the write is declined, and its temporary file is gone.
         let cancelled = job()
-        cancelled.cancel()
+        cancelled.advance(.failed(.cancelled("a.png")))
         #expect(try writer.write(Data("one".utf8), to: "a.jpg", placing: cancelled.place) == nil)
         #expect(!FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("a.jpg").path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url.path).isEmpty)
@@ -88,11 +88,11 @@ struct CancellationReachTests {
         // Placed first: a cancel arriving before the write's result is too late.
         let placed = job()
         #expect(try writer.write(Data("two".utf8), to: "b.jpg", placing: placed.place) == .written)
-        placed.cancel()
+        placed.advance(.failed(.cancelled("a.png")))
         #expect(!placed.isFinished)
         var written = RowResult(row: 2, id: "2", src: "a.png", status: .written)
         written.out = "b.jpg"
-        placed.finish(written)
+        placed.advance(.written(written))
         #expect(ended.withLock { $0.map(\.status) } == [.cancelled, .written])
     }
 }

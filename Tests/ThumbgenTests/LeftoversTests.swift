@@ -9,8 +9,8 @@ import Testing
 /// download, and a killed run's leftovers go at the next run.
 @Suite("Leftovers: temporaries of runs that died")
 struct LeftoversTests {
-    /// A host id that is not this machine's, for names made "elsewhere".
-    static let otherHost = TemporaryName.host == "eeeeeeee" ? "dddddddd" : "eeeeeeee"
+    /// A host id, as thumbgen 0.2.0 put in its temporary names.
+    static let otherHost = "eeeeeeee"
     /// A process id above the kernel's `pid_max` limit (4194304), so never a running process.
     static let deadPID = 2_147_480_000
 
@@ -60,13 +60,17 @@ struct LeftoversTests {
 
     static func exists(_ url: URL) -> Bool { FileManager.default.fileExists(atPath: url.path) }
 
-    @Test("A temporary whose lock a live process holds is kept, whatever host and process id its name shows; once the lock is free it goes")
+    @Test("A temporary whose lock a live process holds is kept; once the lock is free it goes, and a name not of thumbgen's form is never touched")
     func heldTemporariesAreKept() throws {
         let folder = try TemporaryDirectory("leftovers-sweep")
         let made = try [
-            Self.make(".a.png.tg-\(Self.otherHost)-1-x.tmp", in: folder.url, age: 7200),   // another host's, old
-            Self.make(".b.png.tg-\(TemporaryName.host)-\(Self.deadPID)-y.tmp", in: folder.url),  // "dead" here
-            Self.make(".c.png.tg-0123456789abc.tmp", in: folder.url),                       // lock-style name
+            Self.make(".a.png.tg-0123456789abc.tmp", in: folder.url),
+            Self.make(TemporaryName.locked(for: "b.png"), in: folder.url, age: 7200),
+        ]
+        // thumbgen 0.2.0's host-and-pid form, and a look-alike: not temporaries of this thumbgen.
+        let others = try [
+            Self.make(".c.png.tg-\(Self.otherHost)-\(Self.deadPID)-y.tmp", in: folder.url, age: 7200),
+            Self.make(".d.png.tg-0123456789ab.tmp", in: folder.url, age: 7200),
         ]
         let holders = try made.map { try HeldLock($0.lock) }
         TemporaryName.sweep(folder.url.path)
@@ -76,23 +80,20 @@ struct LeftoversTests {
         holders.forEach { $0.release() }
         TemporaryName.sweep(folder.url.path)
         for item in made { #expect(!Self.exists(item.url), "\(item.url.lastPathComponent) was kept") }
+        for item in others { #expect(Self.exists(item.url), "\(item.url.lastPathComponent) was removed") }
     }
 
-    @Test("cache prune keeps what a live writer holds however dead or foreign its name looks, and removes at once what nobody holds however alive it looks")
+    @Test("cache prune keeps what a live writer holds however old it is, whatever its name, and removes at once a temporary nobody holds")
     func pruneJudgesByLock() throws {
         let folder = try TemporaryDirectory("leftovers-prune")
         let cache = try ThumbnailCache(directory: folder.file("cache"))
         let tmp = URL(fileURLWithPath: cache.layout.temporaryFolder)
-        let here = TemporaryName.host
         let held = try [
             Self.make(".entry.tg-\(Self.otherHost)-1-a.tmp", in: tmp, age: 7200),
-            Self.make(".downloads.tg-\(here)-\(Self.deadPID)-b.tmp", in: tmp, isFolder: true, age: 7200),
+            Self.make(".downloads.tg-\(Self.otherHost)-\(Self.deadPID)-b.tmp", in: tmp, isFolder: true, age: 7200),
             Self.make(".downloads.tg-0123456789abc.tmp", in: tmp, isFolder: true, age: 7200),
         ]
         let free = try [
-            // This host and a running process (this one) by its name, but its lock file is free:
-            // made by a writer that locks, which is gone.
-            Self.make(".downloads.tg-\(here)-\(getpid())-c.tmp", in: tmp, isFolder: true),
             Self.make(".downloads.tg-abcdef0123456.tmp", in: tmp, isFolder: true),
             Self.make(".entry.tg-abcdefg012345.tmp", in: tmp),
         ]

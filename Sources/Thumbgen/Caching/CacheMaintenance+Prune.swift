@@ -136,7 +136,7 @@ extension CacheMaintenance {
     }
 
     /// Removes temporary files and download folders left by runs that are gone: by their locks,
-    /// or legacy names, as `TemporarySweeper` judges them (a live run's are kept however old:
+    /// as `TemporarySweeper` judges them (a live run's are kept however old:
     /// a long run keeps one download folder from its first URL row to its end); and anything
     /// else in the temporary folder once nothing in it has changed for an hour.
     private func sweepTemporary(now: Double, into result: inout PruneResult) {

@@ -15,15 +15,18 @@ final class DownloadWorkspace: Sendable {
     /// A downloads folder, and its lock with the path it is registered under.
     private typealias Folder = (folder: URL, lock: (path: String, file: LockedFile)?)
     /// The fetcher and the folder.
-    private let made = Mutex<(fetcher: HTTPFetcher, folder: Folder)?>(nil)
+    private let made = Mutex<(fetcher: any SourceFetching, folder: Folder)?>(nil)
+    /// What fetches instead of an `HTTPFetcher` of the run's policy, when given.
+    private let fetching: (any SourceFetching)?
     /// A second folder, outside the cache, for downloads the cache's full file system refused.
     private let spare = Mutex<Folder?>(nil)
 
     /// Support for a run fetching with `policy` (through `cache` unless nil), which starts by
     /// sweeping the leftovers of runs that are gone.
-    init(policy: FetchPolicy, cache: ThumbnailCache?) {
+    init(policy: FetchPolicy, cache: ThumbnailCache?, fetching: (any SourceFetching)? = nil) {
         self.policy = policy
         self.cache = cache
+        self.fetching = fetching
         if let cache { TemporarySweeper.sweep(cache.layout.temporaryFolder) }
         TemporarySweeper.sweep(Self.systemTemporaryFolder, prefix: ".downloads.tg-", ownedOnly: true)
     }
@@ -88,10 +91,10 @@ final class DownloadWorkspace: Sendable {
         return (URL(fileURLWithPath: path), created.map { (path: $0.path, file: $0.lock) })
     }
 
-    private func parts() -> (HTTPFetcher, URL) {
+    private func parts() -> (any SourceFetching, URL) {
         made.withLock { made in
             if let made { return (made.fetcher, made.folder.folder) }
-            let parts = (fetcher: HTTPFetcher(policy: policy),
+            let parts = (fetcher: fetching ?? HTTPFetcher(policy: policy),
                          folder: Self.folder(in: cache?.layout.temporaryFolder ?? Self.systemTemporaryFolder))
             made = parts
             return (parts.fetcher, parts.folder.folder)

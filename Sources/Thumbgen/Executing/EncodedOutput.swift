@@ -24,7 +24,7 @@ extension EncodedOutput {
         job.record(\.render, milliseconds: output.renderMilliseconds)
         if let changed = LocalFileCheck.changedWhileRead(path: bytes.path, stamp: bytes.stamp,
                                                          src: job.request.sourceText) {
-            job.fail(changed)
+            job.advance(.failed(changed))
             return nil
         }
         return EncodedOutput(data: output.data, width: output.width, height: output.height, format: output.format,

@@ -2,6 +2,8 @@ import Foundation
 import Synchronization
 
 /// One manifest row in flight: its request, its operations, and its result, set exactly once.
+/// Its life is a state machine (`RowStage`): stages report what happened as `RowEvent`s, and
+/// `advance` applies them, the one place where a row moves on or ends.
 final class Job: Sendable {
     /// What the row asks for.
     let request: ThumbnailRequest
@@ -27,6 +29,7 @@ final class Job: Sendable {
         var source: RowResult.SourceInfo?
         /// Whether the row's file was put in place (`place`): then only its write ends the job.
         var placed = false
+        var stage = RowStage.planned
     }
 
     /// A job for `request`, carrying out `plan`; `onFinish` receives its result once, whatever
@@ -60,34 +63,18 @@ final class Job: Sendable {
         }
     }
 
-    /// Records what the source is, once its header is read, and reports the load.
-    func loaded(_ source: RowResult.SourceInfo) {
-        state.withLock { $0.source = source }
-        onEvent?(.loaded(request, source))
-    }
-
-    /// Records where the source's bytes came from, and their digest when known.
-    func record(origin: SourceOrigin, digest: String?) {
-        state.withLock {
-            $0.origin = origin
-            $0.sourceDigest = digest
-        }
-    }
-
     /// Which operations may work on the job: those made for its current generation. Operations
-    /// made earlier return without work once the job has moved on (`moveOn()`).
+    /// made earlier return without work once the job has moved on (`moveOn(fromCache:)`).
     var generation: Int { state.withLock { $0.generation } }
 
-    /// Takes the job from the operations made for it so far: the cache serves it (perhaps
-    /// later, once its output path is settled), or it starts again on a new source task. Its
-    /// earlier render and write must not run.
-    func moveOn() {
-        state.withLock { $0.generation += 1 }
-    }
-
-    /// Records that the output was served from the cache rather than rendered.
-    func recordOutputFromCache() {
-        state.withLock { $0.outputFromCache = true }
+    /// Takes the job from the operations made for it so far: the cache serves it (`fromCache`:
+    /// perhaps later, once its output path is settled), or it starts again on a new source task.
+    /// Its earlier render and write must not run.
+    func moveOn(fromCache: Bool) {
+        state.withLock { state in
+            state.generation += 1
+            if fromCache { state.outputFromCache = true }
+        }
     }
 
     /// Holds the operations that belong to this job only (a job that starts again holds those
@@ -114,11 +101,6 @@ final class Job: Sendable {
     /// The stage times recorded so far.
     var stageTimes: RowResult.StageTimes { state.withLock { $0.times } }
 
-    /// Records how its source's download went.
-    func record(http: RowResult.HTTPInfo) {
-        state.withLock { $0.http = http }
-    }
-
     /// Whether the job already has its result.
     var isFinished: Bool { state.withLock { $0.result != nil } }
 
@@ -135,24 +117,6 @@ final class Job: Sendable {
         }
     }
 
-    /// Ends the job with `result` (the first call wins, but after `place` only a success) and
-    /// reports it.
-    func finish(_ result: RowResult) {
-        let first: RowResult? = state.withLock { state in
-            guard state.result == nil else { return nil }
-            guard !state.placed || result.status == .written || result.status == .unchanged else { return nil }
-            var result = result
-            if state.times != RowResult.StageTimes() { result.ms = state.times }
-            result.http = result.http ?? state.http
-            result.source = result.source ?? state.source
-            mode.annotate(&result, origin: state.origin, digest: state.sourceDigest,
-                               fromCache: state.outputFromCache)
-            state.result = result
-            return result
-        }
-        if let first { onFinish(self, first) }
-    }
-
     /// Lets go of the job's operations once the last of them has run, when `generation` (the
     /// caller's) made them last. The operations hold the job, so this breaks the cycle and frees
     /// a finished row's images and bytes. It must not happen earlier: an operation waiting on a
@@ -167,20 +131,59 @@ final class Job: Sendable {
         withExtendedLifetime(operations) {}  // freed here, outside the lock
     }
 
-    /// Ends the job with a failure.
-    func fail(_ failure: ThumbnailFailure) {
-        var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
-                                      failure)
-        if failure.code == .cancelled { result.status = .cancelled }
-        finish(result)
+    /// Applies `event` to the row: notes what it says and moves the row on, or ends it.
+    func advance(_ event: RowEvent) {
+        switch event {
+        case .fetched(let http):
+            update(to: .fetched) { if let http { $0.http = http } }
+        case .identified(let origin, let digest):
+            update(to: .identified) {
+                $0.origin = origin
+                $0.sourceDigest = digest
+            }
+        case .loaded(let source):
+            update(to: nil) { $0.source = source }
+            onEvent?(.loaded(request, source))
+        case .rendered:
+            update(to: .rendered) { _ in }
+        case .written(let result):
+            end(with: result)
+        case .failed(let failure):
+            end(with: .failed(row: request.row, id: request.id, src: request.sourceText, failure))
+        }
     }
 
-    /// Ends the job as cancelled. Its operations are not cancelled as `Operation`s: each sees
-    /// that the job has finished and returns without work, and a shared decode is skipped once
-    /// every job waiting on it has finished. (On Linux, cancelling an operation that waits on a
-    /// dependency leaves a dangling pointer in that dependency, which crashes when it
-    /// finishes.) Work already running is stopped by the run's `Cancellation`.
-    func cancel() {
-        fail(.cancelled(request.sourceText))
+    /// How far the row has gone (`RowStage`).
+    var stage: RowStage { state.withLock { $0.stage } }
+
+    /// Notes what an event says, under the lock, and moves the row on to `stage` unless it is
+    /// there or past it already (or has ended).
+    private func update(to stage: RowStage?, _ note: (inout State) -> Void) {
+        state.withLock { state in
+            guard state.result == nil else { return }
+            note(&state)
+            if let stage, stage > state.stage { state.stage = stage }
+        }
+    }
+
+    /// Ends the job with `result` (the first end wins, but after `place` only a success) and
+    /// hands it on: the row is then written (or failed) and, once handed on, recorded.
+    private func end(with result: RowResult) {
+        let first: RowResult? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            guard !state.placed || result.status == .written || result.status == .unchanged else { return nil }
+            var result = result
+            if state.times != RowResult.StageTimes() { result.ms = state.times }
+            result.http = result.http ?? state.http
+            result.source = result.source ?? state.source
+            mode.annotate(&result, origin: state.origin, digest: state.sourceDigest,
+                          fromCache: state.outputFromCache)
+            state.result = result
+            state.stage = .written
+            return result
+        }
+        guard let first else { return }
+        onFinish(self, first)
+        state.withLock { $0.stage = .recorded }
     }
 }

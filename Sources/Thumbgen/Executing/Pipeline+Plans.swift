@@ -33,7 +33,6 @@ extension Pipeline {
                     result = done
                 case .failure(let failure):
                     result = .failed(row: row, id: id, src: src, failure)
-                    if failure.code == .cancelled { result.status = .cancelled }
                 }
                 mode.annotate(&result, origin: origin, digest: digest, fromCache: true)
                 deliver(result, settling: batch)
@@ -49,20 +48,21 @@ extension Pipeline {
     func carryOut(_ plan: RowPlan, for job: Job) {
         switch plan.action {
         case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
-            job.fail(plan.failure ?? .noPlan(job.request.sourceText))
+            job.advance(.failed(plan.failure ?? .noPlan(job.request.sourceText)))
         case .keep, .copy:
-            guard let record = plan.output else { return job.fail(.cachedOutputMissing(job.request.sourceText)) }
-            job.moveOn()
-            job.recordOutputFromCache()
+            guard let record = plan.output else {
+                return job.advance(.failed(.cachedOutputMissing(job.request.sourceText)))
+            }
+            job.moveOn(fromCache: true)
             delivery.deliver(record, for: job.request, at: plan.path, bytes: plan.bytes, rendered: false,
                              key: plan.key, isWanted: { !job.isFinished }, placing: job.place) { outcome in
                 switch outcome {
-                case .success(let result): job.finish(result)
-                case .failure(let failure): job.fail(failure)
+                case .success(let result): job.advance(.written(result))
+                case .failure(let failure): job.advance(.failed(failure))
                 }
             }
         case .render, .read, .fetch, .revalidate:
-            job.moveOn()
+            job.moveOn(fromCache: false)
             schedule(job)
             // Not on the reader's thread: nothing else would hand these operations over.
             startOperations()

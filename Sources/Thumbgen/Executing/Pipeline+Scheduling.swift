@@ -44,7 +44,7 @@ extension Pipeline {
             state.batch += operations
             return (false, state.batch.count >= Self.batchSize * 2)
         }
-        if cancelled { return job.cancel() }
+        if cancelled { return job.advance(.failed(.cancelled(request.sourceText))) }
         if batchFull { startOperations() }
     }
 

@@ -120,7 +120,8 @@ public final class Pipeline: Sendable {
         // The transfer loop runs `concurrentTransfers` at a time and keeps the rest waiting in
         // priority order; the queue only hands work over, so it may run well ahead.
         downloadQueue.maxConcurrentOperationCount = configuration.downloadLookahead
-        downloads = DownloadWorkspace(policy: configuration.fetch, cache: configuration.cache)
+        downloads = DownloadWorkspace(policy: configuration.fetch, cache: configuration.cache,
+                                      fetching: configuration.fetching)
     }
 
     /// How many source decodes the pipeline has started (rows sharing a source share one).
@@ -225,7 +226,7 @@ public final class Pipeline: Sendable {
             cancelFlag.store(true, ordering: .releasing)
             return Array(state.active.values)
         }
-        jobs.forEach { $0.cancel() }
+        jobs.forEach { $0.advance(.failed(.cancelled($0.request.sourceText))) }
         cancellation.cancel()
         // A worker stuck inside C would hold its unit's thread: killed, it lets go at once.
         workers?.stopAll()

@@ -37,6 +37,10 @@ public struct PipelineConfiguration: Sendable {
     public var extraLoaders: [String] = []
     /// How local sources are hashed before they are decoded; nil: the cache's `FileIndex`.
     var sourceHashing: (any SourceHashing)?
+    /// How sources are rendered in this process; nil: `SourceRender`. Not used with workers.
+    var rendering: (any SourceRendering)?
+    /// How URL sources are got; nil: an `HTTPFetcher` with `fetch`.
+    var fetching: (any SourceFetching)?
     /// Extra rows admitted once the manifest names a URL, so that downloads run ahead of the
     /// CPU work: eight times the concurrent transfers (downloaded files wait on disk).
     public var downloadLookahead: Int { 8 * fetch.concurrentTransfers }

@@ -21,7 +21,7 @@ final class SourceTask: Sendable {
 
     /// Where the source's pixels are made: in process, or by a worker of the pool.
     enum Isolation {
-        case none(SourceDecoder)
+        case none(SourceDecoder, any SourceRendering)
         case workers(WorkerPool, MemoryBudget, ImagingLimits)
     }
 
@@ -41,8 +41,9 @@ final class SourceTask: Sendable {
         identify = IdentifyOperation(source: source, download: download, planner: planner,
                                      hashing: hashing, cancellation: cancellation, handBack: handBack)
         switch isolation {
-        case .none(let decoder):
-            imaging = SourceRenderOperation(decoder: decoder, after: identify, cancellation: cancellation)
+        case .none(let decoder, let renderer):
+            imaging = SourceRenderOperation(decoder: decoder, renderer: renderer, after: identify,
+                                            cancellation: cancellation)
         case .workers(let pool, let budget, let limits):
             imaging = WorkerUnitOperation(after: identify, workers: pool, budget: budget,
                                           limits: limits, cancellation: cancellation)

@@ -135,9 +135,10 @@ public struct RowResult: Sendable, Equatable, Codable {
         case warm, source, plan
     }
 
-    /// A row that failed before any work (bad row, unsupported source).
+    /// A row that ended with `failure`, at whatever stage: `cancelled` when the failure is a
+    /// cancel, else `failed`.
     static func failed(row: Int, id: String, src: String, _ failure: ThumbnailFailure) -> RowResult {
-        RowResult(row: row, id: id, src: src, status: .failed,
+        RowResult(row: row, id: id, src: src, status: failure.code == .cancelled ? .cancelled : .failed,
                   error: Failure(code: failure.code, message: failure.message))
     }
 }

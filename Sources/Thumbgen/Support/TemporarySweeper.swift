@@ -3,13 +3,12 @@ import Foundation
 /// Tells a temporary file or folder whose writer is gone from one still being written, and
 /// removes the first kind. The rules (`TemporaryName` names the forms):
 ///
-/// - whatever the name, a temporary whose lock a live process holds (a folder's: its `.lock`
-///   file's) is kept, however old it is and whichever host or process id its name shows;
-/// - a locked-form file, or any folder with a `.lock` file, whose lock is free is stale at once:
-///   its writer locked it before using it, and the kernel let go when the writer died;
+/// - whatever the name, a file or folder whose lock a live process holds (a folder's: its
+///   `.lock` file's) is kept, however old it is;
+/// - a locked-form file or folder whose lock is free is stale at once: its writer locked it
+///   before using it, and the kernel let go when the writer died;
 /// - a locked-form folder without its `.lock` file is stale once it has not changed for
-///   `unlockedGrace` (its writer died between making the folder and the file, or is making it);
-/// - a legacy name whose lock is free is judged by host and process id, as before locks.
+///   `unlockedGrace` (its writer died between making the folder and the file, or is making it).
 ///
 /// A sweeper removes what it found stale while holding the lock it took, and a writer checks,
 /// once it holds its new file's lock, that the file still has its name (`LockedFile.create`):
@@ -36,7 +35,7 @@ enum TemporarySweeper {
 
     /// Looks at the file or folder `name` at `path`; `now` is in seconds since 1970.
     static func examine(_ path: String, name: String, now: Double) -> Finding {
-        guard let form = TemporaryName.form(of: name) else { return .undecided }
+        let isTemporary = TemporaryName.isTemporary(name)
         if LockedFile.isHeldHere(path) || LockedFile.isHeldHere(path + "/" + lockName) { return .keep }
         var info = stat()
         guard lstat(path, &info) == 0 else { return .keep }
@@ -48,15 +47,11 @@ enum TemporarySweeper {
         case .unknown:
             return .undecided
         case .taken(let lock):
-            // Only a writer that locks makes a folder's lock file.
-            if isFolder || form == .locked { return .stale(lock) }
-            return isLegacyStale(name, path: path, now: now) ? .stale(lock) : .keep
+            return isTemporary ? .stale(lock) : .undecided
         case .missing:
             guard isFolder else { return .keep }  // renamed into place or removed meanwhile
-            if form == .locked {
-                return now - measure(path).newest > unlockedGrace ? .stale(nil) : .keep
-            }
-            return isLegacyStale(name, path: path, now: now) ? .stale(nil) : .keep
+            guard isTemporary else { return .undecided }
+            return now - measure(path).newest > unlockedGrace ? .stale(nil) : .keep
         }
     }
 
@@ -82,7 +77,7 @@ enum TemporarySweeper {
         guard let names = listed else { return (0, 0) }
         var swept = (count: 0, bytes: Int64(0))
         for name in names where prefix.map(name.hasPrefix) ?? true {
-            if undecidedAfter == nil && TemporaryName.form(of: name) == nil { continue }
+            if undecidedAfter == nil && !TemporaryName.isTemporary(name) { continue }
             let path = folder + "/" + name
             var info = stat()
             guard lstat(path, &info) == 0 else { continue }
@@ -125,13 +120,6 @@ enum TemporarySweeper {
             if let name { names.append(name) }
         }
         return names
-    }
-
-    /// Whether the legacy-named temporary at `path` is stale by its name and by the newest
-    /// modification inside it (a folder counts as changed when anything in it did).
-    private static func isLegacyStale(_ name: String, path: String, now: Double) -> Bool {
-        TemporaryName.isStale(name, modified: Date(timeIntervalSince1970: measure(path).newest),
-                              now: Date(timeIntervalSince1970: now))
     }
 
     /// Removes the file or folder at `path` with everything in it; returns its bytes, or nil

@@ -8,12 +8,12 @@ import Synchronization
 /// cached already, and hashing every body would cost a warm run dearly).
 final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
-    private let fetcher: @Sendable () -> HTTPFetcher
+    private let fetcher: @Sendable () -> any SourceFetching
     private let folder: URL
     private let spare: (@Sendable () -> URL)?
     private let step: RowPlan.SourceStep
     private let storing: URLCachePolicy?
-    private let state = Mutex<(outcome: Result<FetchedSource, FetchFailure>?, download: HTTPFetcher.Fetch?,
+    private let state = Mutex<(outcome: Result<FetchedSource, FetchFailure>?, stop: (@Sendable () -> Void)?,
                                started: ContinuousClock.Instant?)>((nil, nil, nil))
     /// Whether any job still needs the source; checked before the transfer starts.
     var isWanted: @Sendable () -> Bool = { true }
@@ -29,7 +29,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     /// set, so that a body moves into the store by rename), or into the folder `spare` gives
     /// when `folder`'s file system is full.
     init(url: URL, step: RowPlan.SourceStep, into folder: URL, spare: (@Sendable () -> URL)? = nil,
-         storing: URLCachePolicy?, fetcher: @escaping @Sendable () -> HTTPFetcher) {
+         storing: URLCachePolicy?, fetcher: @escaping @Sendable () -> any SourceFetching) {
         self.url = url
         self.step = step
         self.folder = folder
@@ -62,7 +62,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
 
     /// Aborts the transfer at once (no job needs the source any more).
     func abandon() {
-        state.withLock { $0.download }?.cancel()
+        state.withLock { $0.stop }?()
     }
 
     private func complete(_ outcome: Result<FetchedSource, FetchFailure>) {
@@ -82,7 +82,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         // unique name, which no sweeper takes for a temporary of its own.
         let into = folder ?? self.folder
         let file = TemporaryDownload(path: into.appendingPathComponent("download-\(UUID().uuidString)").path)
-        let download = fetcher().fetch(url, to: file.path, priority: queuePriority.rawValue,
+        let stop = fetcher().start(url, to: file.path, priority: queuePriority.rawValue,
                                        order: order, headers: headers) { [self] result in
             // A full file system under the cache: once more, outside it.
             if folder == nil, let spare, case .failure(let failure) = result,
@@ -92,7 +92,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
             // On failure `file` goes away here, and with it any partial body.
             completion(result.map { Received(response: $0, file: file) })
         }
-        state.withLock { $0.download = download }
+        state.withLock { $0.stop = stop }
     }
 
     /// Turns a full response into the bytes to decode, storing them when allowed. The run reads

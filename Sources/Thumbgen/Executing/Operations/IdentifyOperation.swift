@@ -59,14 +59,14 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
         let bytes: SourceBytes
         switch sourceBytes(for: jobs) {
         case .failure(let failure):
-            return jobs.forEach { $0.fail(failure) }
+            return jobs.forEach { $0.advance(.failed(failure)) }
         case .success(let got):
             bytes = got
         }
         // Hashing a large file takes time: rows may have ended meanwhile.
         jobs = jobs.filter { !$0.isFinished }
         guard !jobs.isEmpty, cancellation?.isCancelled != true else { return }
-        jobs.forEach { $0.record(origin: bytes.origin, digest: bytes.digest) }
+        jobs.forEach { $0.advance(.identified(bytes.origin, digest: bytes.digest)) }
         if let digest = bytes.digest {
             jobs = jobs.filter { rendersFromTheseBytes($0, digest: digest, origin: bytes.origin) }
         }
@@ -99,7 +99,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
         if case .url(let url) = source { cache.urls.remove(url.absoluteString) }
         for job in jobs {
             guard job.startsAgain() else {
-                job.fail(.damagedCopyKept(job.request.sourceText))
+                job.advance(.failed(.damagedCopyKept(job.request.sourceText)))
                 continue
             }
             var plan = RemoteAsking.plan(by: planner) { $0.plan(job.request) }
@@ -129,13 +129,13 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
                 return .failure(.cancelled(src))
             case .failure(let failure):
                 let info = RowResult.HTTPInfo(status: failure.status, bytes: 0, attempts: failure.attempts)
-                jobs.forEach { $0.record(http: info) }
+                jobs.forEach { $0.advance(.fetched(info)) }
                 return .failure(.fetch(failure, src: src))
             case .success(let downloaded):
-                if let r = downloaded.response {
-                    let info = RowResult.HTTPInfo(status: r.status, bytes: r.bytes, attempts: r.attempts)
-                    jobs.forEach { $0.record(http: info) }
+                let info = downloaded.response.map {
+                    RowResult.HTTPInfo(status: $0.status, bytes: $0.bytes, attempts: $0.attempts)
                 }
+                jobs.forEach { $0.advance(.fetched(info)) }
                 return .success(SourceBytes(
                     path: downloaded.path, digest: planner.cache == nil ? nil : downloaded.digest,
                     origin: downloaded.origin, verified: downloaded.verified, file: downloaded.file))

@@ -21,8 +21,9 @@ class SourceImagingOperation: Operation, @unchecked Sendable {
         outputs.withLock { $0[ObjectIdentifier(job)] }
     }
 
-    /// Keeps `encoded` for `job`'s write.
+    /// Keeps `encoded` for `job`'s write: the row is rendered.
     func keep(_ encoded: EncodedOutput, for job: Job) {
         outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
+        job.advance(.rendered)
     }
 }

@@ -2,15 +2,18 @@ import Foundation
 import Synchronization
 
 /// The imaging of one source's rows in this process (`--isolation none`): the jobs its
-/// `IdentifyOperation` hands over go through `SourceRender`, the same call a worker process
-/// makes for a unit, and each row's output waits here for its write.
+/// `IdentifyOperation` hands over go through `renderer` (`SourceRender`, the same call a worker
+/// process makes for a unit), and each row's output waits here for its write.
 final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
     private let decoder: SourceDecoder
+    private let renderer: any SourceRendering
     private let cancellation: Cancellation?
 
-    /// Renders with `decoder` what `identify` hands over (it runs after it).
-    init(decoder: SourceDecoder, after identify: IdentifyOperation, cancellation: Cancellation?) {
+    /// Renders with `decoder`, through `renderer`, what `identify` hands over (it runs after it).
+    init(decoder: SourceDecoder, renderer: any SourceRendering, after identify: IdentifyOperation,
+         cancellation: Cancellation?) {
         self.decoder = decoder
+        self.renderer = renderer
         self.cancellation = cancellation
         super.init(after: identify)
     }
@@ -25,17 +28,17 @@ final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
         let rows = jobs.map {
             SourceRender.Row(spec: $0.request.spec, outTemplate: $0.request.outTemplate, sourceText: $0.request.sourceText)
         }
-        SourceRender(decoder: decoder, cancellation: cancellation).run(path: bytes.path, rows: rows, listener: .init(
+        renderer.render(path: bytes.path, rows: rows, decoder: decoder, cancellation: cancellation, listener: .init(
             // A job that moved on (served from the cache, or started again elsewhere) is left alone.
             wants: { !jobs[$0].isFinished && jobs[$0].generation == generations[$0] },
-            loaded: { index, facts in jobs[index].loaded(RowResult.SourceInfo(facts)) },
+            loaded: { index, facts in jobs[index].advance(.loaded(RowResult.SourceInfo(facts))) },
             output: { [self] index, output in
                 let job = jobs[index]
                 guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: strictness)
                 else { return }
                 keep(encoded, for: job)
             },
-            failure: { index, failure in jobs[index].fail(failure) }))
+            failure: { index, failure in jobs[index].advance(.failed(failure)) }))
         withExtendedLifetime(bytes.file) {}  // a download stays on disk until here
     }
 }

@@ -36,10 +36,10 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
             guard let failure = ThumbnailFailure.unitEnded(ending, src: src) else { break }
             let open = pending.filter { !$0.isFinished && encoded(for: $0) == nil }
             guard let row = ending.place?.row, pending.indices.contains(row), attempt == 0 else {
-                open.forEach { $0.fail(failure) }
+                open.forEach { $0.advance(.failed(failure)) }
                 break
             }
-            pending[row].fail(failure)
+            pending[row].advance(.failed(failure))
             pending = open.filter { $0 !== pending[row] }
             if pending.isEmpty { break }
         }
@@ -53,7 +53,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
             worker = try workers.checkout()
         } catch {
             if cancellation?.isCancelled == true { return .cancelled }
-            jobs.forEach { $0.fail(.workerNotStarted(src, error)) }
+            jobs.forEach { $0.advance(.failed(.workerNotStarted(src, error))) }
             return .done
         }
         let unit = WorkerProtocol.Unit(path: bytes.path, rows: jobs.enumerated().map { index, job in
@@ -68,18 +68,18 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
                 },
                 failure: { failure in
                     guard jobs.indices.contains(failure.row) else { return }
-                    jobs[failure.row].fail(.reported(failure, src: src))
+                    jobs[failure.row].advance(.failed(.reported(failure, src: src)))
                 },
                 loaded: { loaded in
                     guard jobs.indices.contains(loaded.row) else { return }
-                    jobs[loaded.row].loaded(loaded.source)
+                    jobs[loaded.row].advance(.loaded(loaded.source))
                 }))
         let ending = conversation.run(unit)
         if case .done = ending { workers.checkin(worker) } else { workers.discard(worker) }
         if case .done = ending {
             // Every row has its output or its failure; one without is a worker's bug.
             for job in jobs where !job.isFinished && encoded(for: job) == nil {
-                job.fail(.workerMadeNoOutput(src))
+                job.advance(.failed(.workerMadeNoOutput(src)))
             }
         }
         return ending

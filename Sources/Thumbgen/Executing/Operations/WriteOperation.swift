@@ -37,7 +37,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
         guard let encoded = encoded() else {
             // Every render ends its row or leaves an output; this keeps "every row ends" true
             // whatever a future render path forgets.
-            return job.fail(.noOutputMade(job.request.sourceText))
+            return job.advance(.failed(.noOutputMade(job.request.sourceText)))
         }
         let start = ContinuousClock.now
         // Hashed here, once, whichever process rendered it.
@@ -54,9 +54,9 @@ final class WriteOperation: Operation, @unchecked Sendable {
             switch outcome {
             case .success(let result):
                 job.record(\.write, since: start)
-                job.finish(result)
+                job.advance(.written(result))
             case .failure(let failure):
-                job.fail(failure)
+                job.advance(.failed(failure))
             }
         }
     }

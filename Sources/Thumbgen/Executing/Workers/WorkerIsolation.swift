@@ -37,7 +37,7 @@ extension SourceTask.Isolation {
     /// process).
     static func of(_ configuration: PipelineConfiguration) -> (SourceTask.Isolation, WorkerPool?) {
         guard let settings = configuration.isolation else {
-            return (.none(SourceDecoder(limits: configuration.limits)), nil)
+            return (.none(SourceDecoder(limits: configuration.limits), configuration.rendering ?? SourceRenderer()), nil)
         }
         let budget = MemoryBudget(total: settings.maxMemory ?? MemoryBudget.defaultTotal(),
                                   workers: configuration.cpuConcurrency)
