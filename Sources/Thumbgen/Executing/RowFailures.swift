@@ -4,7 +4,8 @@ import Foundation
 /// a plan that cannot be carried out, a download that did not succeed, a worker that died or
 /// overran, an output that could not be put in place. (A cancel, which every layer gives, is
 /// `ThumbnailFailure.cancelled`; the planner's failures come with its plans, the imaging's from
-/// `SourceRender`, the parser's as `RowError`s; a job ends with any of them through `Job.fail`.)
+/// `SourceRender`, the parser's as `RowError`s; a job ends with any of them through
+/// `Job.advance(.failed(_:))`.)
 extension ThumbnailFailure {
     /// A plan that says `fail` without saying why (never made by the planner).
     static func noPlan(_ src: String) -> ThumbnailFailure {
