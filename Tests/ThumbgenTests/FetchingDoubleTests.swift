@@ -9,42 +9,34 @@ import Testing
 struct FetchingDoubleTests {
     static let base = "https://images.example/"
 
-    /// Runs one row per `(file, width)` from `base` through a pipeline with a cache in `folder`
-    /// that fetches with `fetcher`; returns the results in row order.
-    static func run(_ rows: [(file: String, width: Int)], in folder: TemporaryDirectory,
+    /// Runs `file` from `base` at each of `widths` (written as `WIDTH-FILE`) through a pipeline
+    /// with a cache in `folder` that fetches with `fetcher`; returns the results in row order.
+    static func run(_ file: String, widths: [Int], in folder: TemporaryDirectory,
                     fetcher: CountingFetcher) throws -> [RowResult] {
         var configuration = PipelineConfiguration(outputDirectory: folder.file("out"))
         configuration.cache = try ThumbnailCache(directory: folder.file("cache"))
         configuration.fetching = fetcher
-        let collector = ResultCollector()
-        let pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
-        for (index, row) in rows.enumerated() {
-            var spec = ThumbnailSpec()
-            spec.box = TargetBox(width: row.width, height: nil)
-            let url = try #require(URL(string: base + row.file))
-            pipeline.submit(ThumbnailRequest(row: index + 2, id: String(index + 2), sourceText: url.absoluteString,
-                                             source: .url(url), outTemplate: "\(row.width)-\(row.file)", spec: spec))
-        }
-        pipeline.waitUntilFinished()
-        return collector.all.sorted { $0.row < $1.row }
+        let url = try #require(URL(string: base + file))
+        return try PipelineRun.widths(widths.map { (out: "\($0)-\(file)", width: $0) }, of: .url(url),
+                                      sourceText: url.absoluteString, configuration: configuration)
     }
 
     static func png() throws -> Data { try RawImage.quadrants(width: 300, height: 200).encoded(as: .png) }
 
-    @Test("Rows naming one URL share one request; a second run while the body is fresh asks nothing; a 404 fails its rows alone")
+    @Test("Rows naming one URL share one request; a 404 fails its row; a second run while the body is fresh asks nothing")
     func requestsCounted() throws {
         let folder = try TemporaryDirectory("fetching-double")
         let fetcher = CountingFetcher(bodies: ["a.png": try Self.png()])
-        let rows = [(file: "a.png", width: 64), (file: "a.png", width: 128), (file: "gone.png", width: 64)]
-        let first = try Self.run(rows, in: folder, fetcher: fetcher)
-        #expect(first.map(\.status) == [.written, .written, .failed], "\(first)")
-        #expect(first[2].error?.code == .httpError)
-        #expect(first[2].http?.status == 404)
-        #expect(Set(fetcher.requests.map(\.url)) == [Self.base + "a.png", Self.base + "gone.png"])
-        #expect(fetcher.requests.count == 2)
+        let first = try Self.run("a.png", widths: [64, 128], in: folder, fetcher: fetcher)
+        #expect(first.map(\.status) == [.written, .written], "\(first)")
+        let gone = try Self.run("gone.png", widths: [64], in: folder, fetcher: fetcher)
+        #expect(gone.map(\.status) == [.failed], "\(gone)")
+        #expect(gone.first?.error?.code == .httpError)
+        #expect(gone.first?.http?.status == 404)
+        #expect(fetcher.requests.map(\.url) == [Self.base + "a.png", Self.base + "gone.png"])
 
         let again = CountingFetcher(bodies: ["a.png": try Self.png()])
-        let second = try Self.run(Array(rows.prefix(2)), in: folder, fetcher: again)
+        let second = try Self.run("a.png", widths: [64, 128], in: folder, fetcher: again)
         #expect(second.map(\.status) == [.unchanged, .unchanged], "\(second)")
         #expect(again.requests.isEmpty)
     }
@@ -54,7 +46,7 @@ struct FetchingDoubleTests {
         let folder = try TemporaryDirectory("fetching-double-full")
         let cacheFolder = folder.file("cache").path
         let fetcher = CountingFetcher(bodies: ["a.png": try Self.png()], fullUnder: cacheFolder)
-        let results = try Self.run([(file: "a.png", width: 64)], in: folder, fetcher: fetcher)
+        let results = try Self.run("a.png", widths: [64], in: folder, fetcher: fetcher)
         #expect(results.map(\.status) == [.written], "\(results)")
         #expect(results.first?.width == 64)
         let requests = fetcher.requests

@@ -26,16 +26,7 @@ struct RenderingDoubleTests {
             var configuration = PipelineConfiguration(outputDirectory: folder.file("out"))
             configuration.cache = cache
             configuration.rendering = renderer
-            let collector = ResultCollector()
-            let pipeline = try Pipeline(configuration: configuration, onResult: collector.add)
-            for (index, row) in outs.enumerated() {
-                var spec = ThumbnailSpec()
-                spec.box = TargetBox(width: row.width, height: nil)
-                pipeline.submit(ThumbnailRequest(row: index + 2, id: String(index + 2), sourceText: "a.png",
-                                                 source: source, outTemplate: row.out, spec: spec))
-            }
-            pipeline.waitUntilFinished()
-            return collector.all.sorted { $0.row < $1.row }
+            return try PipelineRun.widths(outs, of: source, sourceText: "a.png", configuration: configuration)
         }
 
         func exists(_ out: String) -> Bool {
