@@ -36,7 +36,8 @@ func decodeEverything(_ bytes: [UInt8]) {
         _ = url.isFresh(maxAge: 60, now: 1_700_000_000)
         _ = URLIndex.name(for: url.url)
     }
-    _ = FileIndex.decode(record)
+    // A 0.2.0 local-file record, as the upgrade reads it (`LegacyIndexImport`).
+    if let stamp = record["stamp"] { _ = FileIndex.Stamp(text: stamp) }
     if let history = RecipeHistory.decode(record) {
         for key in history.keys {
             _ = key["size"]

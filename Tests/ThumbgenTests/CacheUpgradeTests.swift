@@ -77,6 +77,37 @@ struct CacheUpgradeTests {
         #expect(runs.count == 2 && runs.first?.endedAt == 1000.5 && runs.first?.miss == 6, "\(runs)")
     }
 
+    @Test("A local file's record of the layout before the database is brought in: its digest is known without hashing, a record of another stamp is not")
+    func upgradesFileRecords() throws {
+        let folder = try TemporaryDirectory("upgrade-files")
+        let photo = try folder.write(Data("the photo's bytes".utf8), to: "photo.jpg")
+        let other = try folder.write(Data("another file".utf8), to: "other.jpg")
+        var info = stat()
+        #expect(stat(photo.path, &info) == 0)
+        let stamp = FileIndex.Stamp(info)
+        let digest = ContentDigest.of(Data("the photo's bytes".utf8))
+        // As thumbgen 0.2.0 wrote them: `v1/files/ab/<SHA-256 of the path>`.
+        func write(path: String, stamp: String, digest: String) throws {
+            var record = CacheRecord()
+            record["path"] = path
+            record["stamp"] = stamp
+            record["digest"] = digest
+            let name = ContentDigest.of(text: path)
+            let records = folder.url.appendingPathComponent("cache/v1/files/\(name.prefix(2))")
+            try FileManager.default.createDirectory(at: records, withIntermediateDirectories: true)
+            try Data(record.encoded).write(to: records.appendingPathComponent(name))
+        }
+        try write(path: photo.path, stamp: "\(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.seconds).\(stamp.nanoseconds)",
+                  digest: digest)
+        try write(path: other.path, stamp: "1 2 3 4.5", digest: digest)
+
+        let cache = try ThumbnailCache(directory: folder.file("cache"))
+        #expect(cache.files.knownDigest(of: photo.path) == digest)
+        #expect(cache.files.knownDigest(of: other.path) == nil)
+        #expect(!FileManager.default.fileExists(atPath: folder.file("cache/v1/files").path))
+        #expect(CacheFiles(root: folder.file("cache")).fileRows() == ["other.jpg", "photo.jpg"])
+    }
+
     @Test("A damaged database: one warning, every output written, and the next run is quiet")
     func damagedDatabase() async throws {
         let (space, server) = try HTTPCacheTests.serve()

@@ -57,7 +57,7 @@ struct IndexDatabaseTests {
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         #expect(database.isOn)
         let tables = Self.tables(database)
-        #expect(tables == ["recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         var mode = ""
@@ -223,14 +223,16 @@ struct IndexDatabaseTests {
         do {
             // Schema 1 as a thumbgen of that version made it: its steps only.
             let database = IndexDatabase(path: path, readOnly: false) { _ in }
-            database.execute("DROP TABLE uses")
+            for statement in ["DROP TRIGGER files_removed", "DROP TABLE files", "DROP TABLE generations", "DROP TABLE uses"] {
+                #expect(database.execute(statement), "\(statement)")
+            }
             database.execute("PRAGMA user_version = 1")
             URLIndex(index: database, uses: UseLog(index: database), looksOnly: false).store(Self.record("https://e.test/a.jpg"))
         }
         let warnings = Warnings()
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         let tables = Self.tables(database)
-        #expect(tables == ["recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         #expect(Self.urls(database) == ["https://e.test/a.jpg"])

@@ -265,13 +265,14 @@ struct WarmJournalTests {
         #expect(run.report?.rows.map(\.status) == ["unchanged", "unchanged", "unchanged", "unchanged"])
     }
 
-    /// Makes every record under `v1/outputs` and `v1/files` last used at `date`: their
-    /// modification times, and the uses the database holds of them.
+    /// Makes every output record under `v1/outputs` and every `files` row last used at `date`:
+    /// the records' modification times, and the uses the database holds.
     static func age(records space: Workspace, to date: Date) throws {
         let cache = try ThumbnailCache(directory: space.cache)
         cache.index.execute("UPDATE uses SET last_used = ?", [.real(date.timeIntervalSince1970)])
+        cache.index.execute("UPDATE files SET last_used = ?", [.real(date.timeIntervalSince1970)])
         cache.close()
-        for kind in ["outputs", "files"] {
+        for kind in ["outputs"] {
             let folder = space.cache.appendingPathComponent("v1/\(kind)")
             for case let url as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)! {
                 var isFolder: ObjCBool = false
@@ -303,6 +304,8 @@ struct WarmJournalTests {
         var result = try await CLIRunner.run(["cache", "prune", "--max-age", "30d", "--cache-dir", space.cache.path],
                                              cacheDirectory: space.cache)
         #expect(result.status == 0, "\(result.stderr)")
+        let sources = CacheFiles(root: space.cache).fileRows()
+        #expect(!sources.isEmpty)
         var run = try await space.run(manifest: Self.manifest)
         #expect(run.report?.rows.map(\.cache) == ["hit", "hit", "hit", "hit"])
         // ...and, once the journal too is old, removes them like any unused entry.
@@ -311,7 +314,9 @@ struct WarmJournalTests {
         result = try await CLIRunner.run(["cache", "prune", "--max-age", "30d", "--cache-dir", space.cache.path],
                                          cacheDirectory: space.cache)
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(CacheFiles(root: space.cache).fileRows().isEmpty, "the files rows outlived their journal's use")
         run = try await space.run(manifest: Self.manifest)
         #expect(run.report?.rows.map(\.cache) == ["miss", "miss", "miss", "miss"])
+        #expect(CacheFiles(root: space.cache).fileRows() == sources)
     }
 }

@@ -56,11 +56,48 @@ struct WarmJournalUnitTests {
         #expect(fourth.results.map(\.jsonRecord) == second.results.map(\.jsonRecord))
     }
 
+    @Test("A journal trusts its sources' files rows while the table's generation is the one it saw; once it moves, each row is checked on its own")
+    func filesGeneration() async throws {
+        let folder = try TemporaryDirectory("journal-files")
+        let requests = try Self.requests(folder)
+        let (out, cache) = (folder.file("out"), folder.file("cache"))
+        _ = try Self.run(requests, out: out, cache: cache)
+        try await Task.sleep(for: .milliseconds(1100))
+        let proved = try Self.run(requests, out: out, cache: cache)
+        #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
+
+        // Another process records another file: the generation moves, this source's row does not.
+        let database = IndexDatabase(path: cache.path + "/index.db", readOnly: false) { _ in }
+        #expect(database.transaction { transaction in
+            transaction.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'")
+            transaction.execute("""
+                INSERT INTO files (path, device, inode, size, mtime_s, mtime_ns, digest, written, last_used)
+                VALUES ('/elsewhere/x.png', 1, 2, 3, 4, 5, ?, (SELECT value FROM generations WHERE name = 'files'), 0)
+                """, [.text(String(repeating: "a", count: 64))])
+        })
+        let checked = try Self.run(requests, out: out, cache: cache)
+        #expect(checked.counts?.kept == 3 && checked.counts?.fresh == 0)
+        #expect(checked.results.map(\.jsonRecord) == proved.results.map(\.jsonRecord))
+
+        // This source's row is written again: the journal no longer vouches for it.
+        let source = try #require(requests.first.map { $0.source.description })
+        #expect(database.transaction { transaction in
+            transaction.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'")
+            transaction.execute("UPDATE files SET written = (SELECT value FROM generations WHERE name = 'files') WHERE path = ?",
+                                [.text(source)])
+        })
+        database.close()
+        let slow = try Self.run(requests, out: out, cache: cache)
+        #expect(slow.counts?.kept == 0 && slow.counts?.fresh == 3)
+        #expect(slow.results.map(\.jsonRecord) == proved.results.map(\.jsonRecord))
+        #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
+    }
+
     @Test("A journal read back whole is the journal written; one cut anywhere is refused")
     func roundTrip() throws {
         let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)
         let source = JournalSource(path: "/src/a.png", stamp: stamp, digest: [UInt8](repeating: 7, count: 32),
-                                   record: stamp, recordName: [UInt8](repeating: 9, count: 32))
+                                   written: 41)
         let key = [UInt8](repeating: 0xab, count: 32)
         let record = OutputRecord(sha256: String(repeating: "c", count: 64), width: 30, height: 20, format: .png, bytes: 99)
         let entry = JournalEntry(
@@ -71,7 +108,8 @@ struct WarmJournalUnitTests {
         notes.add(entry, source: source)
         let identity = JournalIdentity(outPath: "/out", outDevice: 1, outInode: 2, cacheRoot: "/cache",
                                        cacheDevice: 3, cacheInode: 4)
-        let folders = CacheFolderStamps(stamps: [FileStamp?](repeating: stamp, count: CacheFolderStamps.count))
+        let folders = CacheFolderStamps(stamps: [FileStamp?](repeating: stamp, count: CacheFolderStamps.count),
+                                        filesGeneration: 42)
         var written: [UInt8] = []
         #expect(notes.write(identity: identity, folders: folders, previous: nil) { written += $0; return true })
         let index = try #require(JournalIndex(bytes: written))
@@ -80,6 +118,10 @@ struct WarmJournalUnitTests {
             index.probeEntries(hash: entry.hash) { offset in JournalEntry.record(JournalReader(bytes: raw), at: offset) }
         }
         #expect(found == record)
+        let readSource = index.bytes.withUnsafeBytes { raw in
+            JournalSource.decode(JournalReader(bytes: raw), at: index.sourceOffsets[0], end: raw.count)?.0
+        }
+        #expect(readSource == source)
         for cut in [0, 1, 72, written.count / 2, written.count - 33, written.count - 1] {
             #expect(JournalIndex(bytes: Array(written.prefix(cut))) == nil, "cut at \(cut)")
         }

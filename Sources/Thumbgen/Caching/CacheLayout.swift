@@ -5,11 +5,10 @@ import Foundation
 ///
 ///     ROOT/v1/blobs/ab/abcd…   content-addressed bytes (sources and outputs), named by SHA-256
 ///     ROOT/v1/outputs/ab/…     output records, named by output key
-///     ROOT/v1/urls/ab/…        URL records (digest, validators, freshness), by SHA-256 of the URL
-///     ROOT/v1/files/ab/…       local-file stamps (size, mtime, inode → digest), by SHA-256 of the path
-///     ROOT/v1/recipes/ab/…     the output keys recently stored per source, for `explain`
-///     ROOT/v1/runs/…           one small record per run, for `cache stats`
+///     ROOT/v1/journals/…       the warm journal of each --out folder
 ///     ROOT/v1/tmp/             files being written, renamed into place when whole
+///     ROOT/index.db            everything else: URL and local-file rows, recipe histories,
+///                              runs, uses (`IndexDatabase`, `IndexSchema`)
 ///
 /// One file per entry, as Bazel's disk cache and git's object store do it: every write is a
 /// temporary file and a rename, so readers see whole entries or none, processes on one machine
@@ -21,9 +20,9 @@ struct CacheLayout: Sendable {
     enum Kind: String, CaseIterable, Sendable {
         case blobs, outputs, urls, files, recipes
 
-        /// The kinds kept as files under `ROOT/v1`; URL records and recipe histories are rows of
-        /// the database (`IndexDatabase`).
-        static let inFiles: [Kind] = [.blobs, .outputs, .files]
+        /// The kinds kept as files under `ROOT/v1`; URL and local-file records and recipe
+        /// histories are rows of the database (`IndexDatabase`).
+        static let inFiles: [Kind] = [.blobs, .outputs]
     }
 
     /// The cache directory as given.

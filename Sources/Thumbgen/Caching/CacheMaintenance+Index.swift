@@ -1,13 +1,15 @@
 import Foundation
 
 /// The part of `cache stats`, `prune`, `verify` and `clear` that looks after the rows of the
-/// cache's database: URL records (with the blob each names) and recipe histories (one per
-/// source). Their sizes are the bytes of their text, as their record files held them.
+/// cache's database: URL records (with the blob each names), local-file rows, and recipe
+/// histories (one per source). Their sizes are the bytes of their text, as record files held
+/// them.
 extension CacheMaintenance {
     /// One URL record or recipe history, as `prune` weighs it.
     struct IndexUnit {
         enum Row {
             case url(String)
+            case file(String)
             case recipes(source: String)
         }
         var row: Row
@@ -16,8 +18,9 @@ extension CacheMaintenance {
         var lastUse: Double
     }
 
-    /// Every URL record and recipe history in the database.
-    func indexUnits() -> [IndexUnit] {
+    /// Every URL record, local-file row and recipe history in the database; a file row's last
+    /// use counts the warm journals naming it (`journals`).
+    func indexUnits(journals: JournalUse? = nil) -> [IndexUnit] {
         var units: [IndexUnit] = []
         cache.index.query("""
             SELECT url, digest, last_used,
@@ -26,6 +29,11 @@ extension CacheMaintenance {
             """) { row in
             guard let url = row.text(0) else { return }
             units.append(IndexUnit(row: .url(url), blob: row.text(1), size: row.integer(3), lastUse: row.real(2)))
+        }
+        cache.index.query("SELECT path, last_used, length(path) + length(digest) + 64 FROM files") { row in
+            guard let path = row.text(0) else { return }
+            let lastUse = journals?.lastUse(ofFile: path, lastUsed: row.real(1)) ?? row.real(1)
+            units.append(IndexUnit(row: .file(path), blob: nil, size: row.integer(2), lastUse: lastUse))
         }
         cache.index.query("""
             SELECT source, max(last_used), total(length(key) + length(recipe)) + length(source)
@@ -42,6 +50,7 @@ extension CacheMaintenance {
     static func kind(of unit: IndexUnit) -> CacheLayout.Kind {
         switch unit.row {
         case .url: .urls
+        case .file: .files
         case .recipes: .recipes
         }
     }
@@ -53,6 +62,10 @@ extension CacheMaintenance {
         case .url(let url):
             cache.index.changing("DELETE FROM urls WHERE url = ? AND last_used <= ?",
                                  [.text(url), .real(unit.lastUse)]) > 0
+        case .file(let path):
+            // A journal's use is not in `last_used`: the row goes if that is no later.
+            cache.index.changing("DELETE FROM files WHERE path = ? AND last_used <= ?",
+                                 [.text(path), .real(unit.lastUse)]) > 0
         case .recipes(let source):
             cache.index.changing("""
                 DELETE FROM recipes WHERE source = ?1
@@ -61,9 +74,19 @@ extension CacheMaintenance {
         }
     }
 
-    /// Checks every URL record (a sound digest naming a blob that is present) and every recipe
-    /// history (each key the digest of its recipe), removing what fails; counts into `result`.
+    /// Checks every URL record (a sound digest naming a blob that is present), every file row
+    /// (a sound digest) and every recipe history (each key the digest of its recipe), removing
+    /// what fails; counts into `result`.
     func verifyIndex(into result: inout VerifyResult) {
+        var unsoundFiles: [String] = []
+        cache.index.query("SELECT path, digest FROM files") { row in
+            result.checked.files += 1
+            guard let path = row.text(0) else { return }
+            guard let digest = row.text(1), ContentDigest.isValid(digest) else { return unsoundFiles.append(path) }
+        }
+        for path in unsoundFiles {
+            result.removed.files += cache.index.changing("DELETE FROM files WHERE path = ?", [.text(path)])
+        }
         var unsound: [String] = []
         cache.index.query("SELECT url, digest FROM urls") { row in
             result.checked.urls += 1
@@ -100,7 +123,7 @@ extension CacheMaintenance {
         var runs = 0
         cache.index.query("SELECT count(*) FROM runs") { row in runs = Int(row.integer(0)) }
         let cleared = cache.index.transaction { transaction in
-            for table in ["urls", "recipes", "runs", "uses"] {
+            for table in ["urls", "files", "recipes", "runs", "uses"] {
                 transaction.execute("DELETE FROM \(table)")
             }
         }

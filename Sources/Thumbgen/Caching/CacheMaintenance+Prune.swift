@@ -55,16 +55,14 @@ extension CacheMaintenance {
         var references: [String: Int] = [:]
         let journals = JournalUse(layout: layout)
         let recorded = recordedUses()
-        for kind in [CacheLayout.Kind.outputs, .files] {
-            for entry in layout.entries(kind) {
-                let blob = kind == .files ? nil : record(entry).flatMap { Self.blob(namedBy: $0, kind: kind) }
-                if let blob { references[blob, default: 0] += 1 }
-                units.append(Unit(record: .file(entry), kind: kind, blob: blob,
-                                  lastUse: lastUse(of: entry, kind: kind, journals: journals, recorded: recorded)))
-                total += entry.size
-            }
+        for entry in layout.entries(.outputs) {
+            let blob = record(entry).flatMap(Self.blob(namedBy:))
+            if let blob { references[blob, default: 0] += 1 }
+            units.append(Unit(record: .file(entry), kind: .outputs, blob: blob,
+                              lastUse: lastUse(of: entry, kind: .outputs, journals: journals, recorded: recorded)))
+            total += entry.size
         }
-        for row in indexUnits() {
+        for row in indexUnits(journals: journals) {
             if let blob = row.blob { references[blob, default: 0] += 1 }
             units.append(Unit(record: .row(row), kind: Self.kind(of: row), blob: row.blob, lastUse: row.lastUse))
             total += row.size

@@ -24,31 +24,20 @@ extension CacheMaintenance {
             guard let actual = ContentDigest.ofFile(at: blob.path), actual != blob.name else { continue }
             if layout.remove(blob) == .removed { result.removed.blobs += 1 }
         }
-        for kind in [CacheLayout.Kind.outputs, .files] {
-            for entry in layout.entries(kind) {
-                result.checked[kind] += 1
-                guard !isSound(entry, kind: kind) else { continue }
-                if layout.remove(entry) == .removed { result.removed[kind] += 1 }
-            }
+        for entry in layout.entries(.outputs) {
+            result.checked.outputs += 1
+            guard !isSound(entry) else { continue }
+            if layout.remove(entry) == .removed { result.removed.outputs += 1 }
         }
         verifyIndex(into: &result)
         return result
     }
 
-    /// Whether the record at `entry` is one its index would use: whole, with the fields the
-    /// index reads, under the name the index looks for, and (for outputs and URLs) naming a
-    /// blob that is present.
-    private func isSound(_ entry: CacheLayout.Entry, kind: CacheLayout.Kind) -> Bool {
-        guard ContentDigest.isValid(entry.name), let record = record(entry) else { return false }
-        switch kind {
-        case .outputs:
-            guard let output = OutputIndex.decode(record) else { return false }
-            return cache.blobs.contains(output.sha256)
-        case .files:
-            guard let file = FileIndex.decode(record) else { return false }
-            return FileIndex.name(for: file.path) == entry.name
-        case .blobs, .urls, .recipes:
-            return false
-        }
+    /// Whether the output record at `entry` is one its index would use: whole, with the fields
+    /// the index reads, under a key's name, and naming a blob that is present.
+    private func isSound(_ entry: CacheLayout.Entry) -> Bool {
+        guard ContentDigest.isValid(entry.name), let record = record(entry),
+              let output = OutputIndex.decode(record) else { return false }
+        return cache.blobs.contains(output.sha256)
     }
 }

@@ -95,23 +95,23 @@ public struct CacheMaintenance: Sendable {
                 count(kind, size: entry.size, lastUse: lastUse(of: entry, kind: kind, journals: journals, recorded: recorded))
             }
         }
-        for unit in indexUnits() {
+        for unit in indexUnits(journals: journals) {
             count(Self.kind(of: unit), size: unit.size, lastUse: unit.lastUse)
         }
         stats.runs = RunLog(cache: cache).entries()
         return stats
     }
 
-    /// The uses of output and file records the database holds (`UseLog`), by kind and name.
+    /// The uses of output records the database holds (`UseLog`), by kind and name.
     func recordedUses() -> [CacheLayout.Kind: [String: Double]] {
-        [.outputs: UseLog.lastUses(of: .outputs, in: cache.index), .files: UseLog.lastUses(of: .files, in: cache.index)]
+        [.outputs: UseLog.lastUses(of: .outputs, in: cache.index)]
     }
 
     /// The last use of a record file: the latest of its modification time, the warm journal's
     /// use of it (`JournalUse`) and the database's (`recorded`).
     func lastUse(of entry: CacheLayout.Entry, kind: CacheLayout.Kind, journals: JournalUse,
                  recorded: [CacheLayout.Kind: [String: Double]]) -> Double {
-        max(journals.lastUse(of: entry, kind: kind), recorded[kind]?[entry.name] ?? 0)
+        max(journals.lastUse(of: entry), recorded[kind]?[entry.name] ?? 0)
     }
 
     /// The record stored at `entry`, read without marking it used; nil when it is unreadable
@@ -120,10 +120,9 @@ public struct CacheMaintenance: Sendable {
         layout.read(entry.path).flatMap { CacheRecord(decoding: $0.bytes) }
     }
 
-    /// The blob a record file of `kind` names: `sha256` for an output. A file record holds the
-    /// digest of a local file, which is not in the store: it names none.
-    static func blob(namedBy record: CacheRecord, kind: CacheLayout.Kind) -> String? {
-        kind == .outputs ? OutputIndex.decode(record)?.sha256 : nil
+    /// The blob an output record names (`sha256`).
+    static func blob(namedBy record: CacheRecord) -> String? {
+        OutputIndex.decode(record)?.sha256
     }
 }
 

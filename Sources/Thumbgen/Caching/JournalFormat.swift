@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// The warm journal's file, version 1: little-endian binary, fixed-size fields so that a
+/// The warm journal's file, version 2: little-endian binary, fixed-size fields so that a
 /// lookup reads them in place, and a SHA-256 of everything before it at the end, so that a
 /// torn, truncated or damaged file is never read as valid.
 ///
@@ -9,8 +9,9 @@ import Foundation
 ///               out path length u32, cache root length u32, templates u32,
 ///               --out folder device u64 and inode u64, cache `v1` device u64 and inode u64,
 ///               the --out real path and the cache root, padded to 8
-///     folders   `CacheFolderStamps`: 512 stamps of 40 bytes (all zero: none)
-///     sources   one `JournalSource` each: fixed part (152 bytes) + path, padded to 8
+///     records   `CacheFolderStamps`: the `files` generation i64, then 256 stamps of 40 bytes
+///               (all zero: none)
+///     sources   one `JournalSource` each: fixed part (88 bytes) + path, padded to 8
 ///     templates the `out` templates entries name: length u32 + text, padded to 8
 ///     entries   one `JournalEntry` each: fixed part (160 bytes) + [row] + out path, padded
 ///     check     SHA-256 of all the bytes before it (32)
@@ -18,9 +19,9 @@ import Foundation
 /// An entry is about 180 bytes: the whole journal of a 100,000-row run is held in memory.
 enum JournalFormat {
     static let magic = Array("thumbgen-journal".utf8)
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerSize = 72
-    static let sourceSize = 152
+    static let sourceSize = 88
     static let entrySize = 160
     static let checkSize = 32
     /// A journal over this size is not written (nor read): the slow path is always right.
@@ -143,28 +144,26 @@ struct JournalReader {
     }
 }
 
-/// What the journal knows of one local source: its stamp, its digest, and the stamp of the
-/// file-index record that gave the digest (`v1/files/…`, named `recordName`).
+/// What the journal knows of one local source: its stamp, its digest, and the generation that
+/// wrote the `files` row that gave the digest (`FileIndex.Known.written`).
 struct JournalSource: Equatable {
     var path: String
     var stamp: FileStamp
     var digest: [UInt8]
-    var record: FileStamp
-    var recordName: [UInt8]
+    var written: Int64
 
     func encode(into writer: inout JournalWriter) {
         let path = Array(path.utf8)
         writer.u32(UInt32(path.count)); writer.u32(0)
         writer.stamp(stamp)
         writer.raw(digest)
-        writer.stamp(record)
-        writer.raw(recordName)
+        writer.i64(written)
         writer.raw(path)
         writer.pad()
     }
 
     /// Field offsets within the fixed part.
-    static let stampAt = 8, digestAt = 48, recordAt = 80, recordNameAt = 120
+    static let stampAt = 8, digestAt = 48, writtenAt = 80
 
     /// The source at `offset`, and where the next one starts; nil when it runs past `end`.
     static func decode(_ reader: JournalReader, at offset: Int, end: Int) -> (JournalSource, next: Int)? {
@@ -175,8 +174,7 @@ struct JournalSource: Equatable {
         let source = JournalSource(
             path: reader.string(offset + JournalFormat.sourceSize, length), stamp: reader.stamp(offset + stampAt),
             digest: Array(reader.bytes[(offset + digestAt)..<(offset + digestAt + 32)]),
-            record: reader.stamp(offset + recordAt),
-            recordName: Array(reader.bytes[(offset + recordNameAt)..<(offset + recordNameAt + 32)]))
+            written: reader.i64(offset + writtenAt))
         return (source, next)
     }
 }

@@ -74,12 +74,14 @@ struct JournalIndex: Sendable {
         Self.probe(entrySlots, hash: hash) { body(Int($0)) }
     }
 
-    /// Calls `body` with the name of every cache record the journal names: its sources'
-    /// file-index records and its entries' output records.
+    /// Calls `body` with every cache record the journal names: its sources' `files` rows (by
+    /// path) and its entries' output records (by key).
     func forEachRecord(_ body: (CacheLayout.Kind, String) -> Void) {
         bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
-            for offset in sourceOffsets { body(.files, reader.hex(offset + JournalSource.recordNameAt)) }
+            for offset in sourceOffsets {
+                body(.files, reader.string(offset + JournalFormat.sourceSize, Int(reader.u32(offset))))
+            }
             for offset in entrySlots where offset != 0 { body(.outputs, reader.hex(Int(offset) + JournalEntry.keyAt)) }
         }
     }
@@ -129,7 +131,9 @@ struct JournalIndex: Sendable {
             cacheRoot: reader.string(offset + outLength, cacheLength), cacheDevice: reader.u64(56),
             cacheInode: reader.u64(64))
         offset = (offset + outLength + cacheLength + 7) & ~7
-        guard offset + CacheFolderStamps.count * 40 <= end else { return nil }
+        guard offset + 8 + CacheFolderStamps.count * 40 <= end else { return nil }
+        let filesGeneration = reader.i64(offset)
+        offset += 8
         var stamps = [FileStamp?]()
         for index in 0..<CacheFolderStamps.count {
             let stamp = reader.stamp(offset + index * 40)
@@ -168,7 +172,8 @@ struct JournalIndex: Sendable {
             entries.append(offset)
             offset = next
         }
-        return Parsed(identity: identity, folders: CacheFolderStamps(stamps: stamps), sources: sources,
+        return Parsed(identity: identity, folders: CacheFolderStamps(stamps: stamps, filesGeneration: filesGeneration),
+                      sources: sources,
                       templates: templates, entries: entries, end: offset)
     }
 }

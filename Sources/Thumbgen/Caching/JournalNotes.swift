@@ -149,6 +149,7 @@ struct JournalNotes {
         chunk.u64(identity.outDevice); chunk.u64(identity.outInode)
         chunk.u64(identity.cacheDevice); chunk.u64(identity.cacheInode)
         chunk.raw(outPath); chunk.raw(cacheRoot); chunk.pad()
+        chunk.i64(folders.filesGeneration)
         let none = FileStamp(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
         for stamp in folders.stamps { chunk.stamp(stamp ?? none) }
         let copied = (previous?.bytes ?? []).withUnsafeBytes { raw -> Bool in

@@ -10,8 +10,8 @@ import Foundation
 /// time and that of the newest journal naming it. A journal that does not read whole and
 /// undamaged names nothing.
 struct JournalUse {
-    /// The latest journal time naming each output record (by key) and file-index record (by
-    /// name), in seconds since 1970.
+    /// The latest journal time naming each output record (by key) and `files` row (by path),
+    /// in seconds since 1970.
     private var outputs: [String: Double] = [:]
     private var files: [String: Double] = [:]
 
@@ -32,13 +32,14 @@ struct JournalUse {
         }
     }
 
-    /// When `entry`, of `kind`, was last used: its own time, or a journal's if later.
-    func lastUse(of entry: CacheLayout.Entry, kind: CacheLayout.Kind) -> Double {
-        let journal: Double? = switch kind {
-        case .outputs: outputs[entry.name]
-        case .files: files[entry.name]
-        default: nil
-        }
-        return max(entry.modified, journal ?? 0)
+    /// When the output record `entry` was last used: its own time, or a journal's if later.
+    func lastUse(of entry: CacheLayout.Entry) -> Double {
+        max(entry.modified, outputs[entry.name] ?? 0)
+    }
+
+    /// When the `files` row of `path`, last used at `lastUsed`, was last used: then, or when a
+    /// journal naming it was, if later.
+    func lastUse(ofFile path: String, lastUsed: Double) -> Double {
+        max(lastUsed, files[path] ?? 0)
     }
 }

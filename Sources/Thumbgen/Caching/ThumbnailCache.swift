@@ -73,7 +73,7 @@ public final class ThumbnailCache: Sendable {
         blobs = BlobStore(layout: layout)
         outputs = OutputIndex(layout: layout, uses: uses)
         urls = URLIndex(index: index, uses: uses, looksOnly: layout.looksOnly)
-        files = FileIndex(layout: layout, uses: uses)
+        files = FileIndex(index: index, uses: uses, looksOnly: layout.looksOnly)
         recipes = RecipeHistory(index: index)
         LegacyIndexImport.run(layout, into: index)
     }
@@ -102,6 +102,7 @@ public final class ThumbnailCache: Sendable {
 
     /// Writes the uses of records this process has gathered (`UseLog`): at the end of a run.
     func recordUses() {
+        files.flush()
         uses.flush()
         recipes.flush()
     }

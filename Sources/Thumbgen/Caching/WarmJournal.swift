@@ -7,8 +7,8 @@ import Synchronization
 ///
 /// An entry says "up to date" only while every file the slow path would read is provably the
 /// one it read: the source (`FileStamp`: device, inode, size, modification and change times);
-/// its file-index record and the output's record in the cache (by their folders'
-/// stamps, `CacheFolderStamps`, else their own); and the file under `--out` (its stamp, taken
+/// its `files` row (by the table's generation, else the row's own) and the output's record in
+/// the cache (by its folder's stamp, else its own: `CacheFolderStamps`); and the file under `--out` (its stamp, taken
 /// on the file that was hashed, and only once it had stood still for a second). The output
 /// key, which hashes the source's digest and everything in the recipe, is part of an entry's
 /// key. Anything that differs sends the row down the slow path, which checks by hash, and
@@ -22,6 +22,7 @@ final class WarmJournal: Sendable {
     /// The journal's file.
     let path: String
     private let layout: CacheLayout
+    private let files: FileIndex
     /// `--out`, open, so that each output's stamp is taken relative to it (`fstatat`).
     private let outputFolder: Int32
     private let identity: JournalIdentity
@@ -29,8 +30,10 @@ final class WarmJournal: Sendable {
     private let folders: CacheFolderStamps
     private let openedAt: Int64
     private let previous: JournalIndex?
-    /// Per folder: whether the previous journal's stamp for it still holds.
+    /// Per folder: whether the previous journal's stamp for it still holds; and whether its
+    /// `files` generation does.
     private let stable: [Bool]
+    private let filesStable: Bool
     private let notes = Mutex(JournalNotes())
     /// Whether this run writes the next journal (not a dry run).
     let writes: Bool
@@ -52,6 +55,7 @@ final class WarmJournal: Sendable {
         let layout = cache.layout
         guard let out = FileStamp.of(outPath), let base = FileStamp.of(layout.base) else { return nil }
         self.layout = layout
+        files = cache.files
         let identity = JournalIdentity(outPath: outPath, outDevice: out.device, outInode: out.inode,
                                        cacheRoot: cache.directory.path, cacheDevice: base.device,
                                        cacheInode: base.inode)
@@ -63,7 +67,7 @@ final class WarmJournal: Sendable {
         self.path = path
         writes = !layout.looksOnly
         openedAt = FileStamp.now
-        let folders = CacheFolderStamps(of: layout)
+        let folders = CacheFolderStamps(of: layout, files: cache.files)
         self.folders = folders
         let file = Self.read(path)
         let loaded = file.flatMap { JournalIndex(bytes: $0.bytes) }
@@ -71,6 +75,7 @@ final class WarmJournal: Sendable {
         previous = trusted
         previousModified = file?.modified ?? 0
         stable = trusted.map { folders.stable(against: $0.folders) } ?? []
+        filesStable = trusted.map { folders.filesStable(against: $0.folders) } ?? false
     }
 
     deinit { close(outputFolder) }
@@ -99,27 +104,24 @@ final class WarmJournal: Sendable {
     }
 
     /// The source at `path`, whose stamp is `stamp` now, if the journal knows it under that
-    /// stamp and its file-index record is still the one that gave its digest.
+    /// stamp and its `files` row is still the one that gave its digest.
     func source(path: String, stamp: FileStamp) -> Source? {
         guard let previous else { return nil }
         var hash = JournalFormat.Hash()
         hash.add(path.utf8)
-        let found: (Int, Int, FileStamp, UInt8, String)? = previous.bytes.withUnsafeBytes { raw in
+        let found: (Int, Int, Int64, String)? = previous.bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
             return previous.probeSources(hash: hash.value) { ordinal in
                 let offset = previous.sourceOffsets[ordinal]
                 guard reader.equals(offset + JournalFormat.sourceSize, Int(reader.u32(offset)), path.utf8),
                       reader.stamp(offset + JournalSource.stampAt) == stamp else { return nil }
-                return (ordinal, offset, reader.stamp(offset + JournalSource.recordAt),
-                        raw[offset + JournalSource.recordNameAt], reader.hex(offset + JournalSource.digestAt))
+                return (ordinal, offset, reader.i64(offset + JournalSource.writtenAt),
+                        reader.hex(offset + JournalSource.digestAt))
             }
         }
-        guard let (ordinal, offset, record, folderByte, digest) = found else { return nil }
-        if !stable[CacheFolderStamps.files(folderByte)] {
-            let recordPath = previous.bytes.withUnsafeBytes { raw in
-                layout.path(.files, JournalReader(bytes: raw).hex(offset + JournalSource.recordNameAt))
-            }
-            guard FileStamp.of(recordPath)?.isSameRecord(as: record) == true else { return nil }
+        guard let (ordinal, offset, written, digest) = found else { return nil }
+        if !filesStable {
+            guard written != 0, files.written(path) == written else { return nil }
         }
         return Source(ordinal: ordinal, digest: digest, offset: offset)
     }

@@ -30,11 +30,10 @@ extension RowPlanner {
         return planOutput(request, plan, key: key, source: journal.writes ? journal.facts(of: source) : nil)
     }
 
-    /// What the journal keeps of a local source identified by its file-index record (whose
-    /// stamp is `record`); nil when no journal is written.
-    func journalSource(path: String, stat info: stat, digest: String, record: FileStamp) -> JournalSource? {
-        guard journal?.writes == true, let digestBytes = JournalFormat.raw(hex: digest),
-              let name = JournalFormat.raw(hex: FileIndex.name(for: path)) else { return nil }
-        return JournalSource(path: path, stamp: FileStamp(info), digest: digestBytes, record: record, recordName: name)
+    /// What the journal keeps of a local source identified by its `files` row, which generation
+    /// `written` wrote; nil when no journal is written.
+    func journalSource(path: String, stat info: stat, digest: String, written: Int64) -> JournalSource? {
+        guard journal?.writes == true, let digestBytes = JournalFormat.raw(hex: digest) else { return nil }
+        return JournalSource(path: path, stamp: FileStamp(info), digest: digestBytes, written: written)
     }
 }

@@ -122,7 +122,7 @@ struct RowPlanner: Sendable {
             note(&plan, "the file's stamp (device, inode, size, mtime) is unchanged since it "
                                 + "was hashed: sha256 \(known.digest.prefix(12))…")
             return planOutput(request, plan, source: journalSource(path: path, stat: info, digest: known.digest,
-                                                                   record: known.record))
+                                                                   written: known.written))
         } else if looksOnly, let hashed = cache.files.digest(of: path) {
             plan.sourceDigest = hashed.digest
             note(&plan, "the file's stamp is not on record (new or changed file); read "

@@ -17,7 +17,25 @@ struct CacheFiles {
         return urls
     }
 
-    /// The paths of every entry of `kind` (`blobs`, `outputs`, `urls`, `files`).
+    /// The file names (last path components) of the local files the database holds rows for,
+    /// sorted.
+    func fileRows() -> [String] {
+        guard let cache = ThumbnailCache(lookingAt: root) else { return [] }
+        var names: [String] = []
+        cache.index.query("SELECT path FROM files") { row in
+            names.append(URL(fileURLWithPath: row.text(0) ?? "").lastPathComponent)
+        }
+        return names.sorted()
+    }
+
+    /// Runs `sql` on the cache's database (to age or damage rows), as another process would.
+    func execute(_ sql: String, _ values: [IndexDatabase.Value] = []) throws {
+        let database = IndexDatabase(path: root.path + "/index.db", readOnly: false) { _ in }
+        defer { database.close() }
+        guard database.execute(sql, values) else { throw FixtureError("cannot run \(sql)") }
+    }
+
+    /// The paths of every entry of `kind` kept as files (`blobs`, `outputs`).
     func entries(_ kind: String) -> [URL] {
         let folder = root.appendingPathComponent("v1/\(kind)")
         return TemporaryDirectory.files(under: folder).map { folder.appendingPathComponent($0) }

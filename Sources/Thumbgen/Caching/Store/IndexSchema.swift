@@ -4,7 +4,7 @@
 /// thumbgen is left alone (the run goes on without it).
 enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
-    static let version: Int64 = 2
+    static let version: Int64 = 3
 
     /// The statements that take a database from version `index` to `index + 1`.
     static let steps: [[String]] = [
@@ -44,12 +44,39 @@ enum IndexSchema {
         [
             """
             CREATE TABLE uses (
-              kind TEXT NOT NULL,           -- 'outputs' or 'files': a record file under v1/
-              key TEXT NOT NULL,            -- its name (the output key, the SHA-256 of the path)
+              kind TEXT NOT NULL,           -- 'outputs': a record file under v1/
+              key TEXT NOT NULL,            -- its name (the output key)
               last_used REAL NOT NULL,      -- the last run that read it (cache prune)
               PRIMARY KEY (kind, key)
             ) WITHOUT ROWID
             """,
+        ],
+        [
+            """
+            CREATE TABLE files (
+              path TEXT PRIMARY KEY,        -- a local source file, as the run named it
+              device INTEGER NOT NULL,      -- its stamp when it was hashed: device, inode,
+              inode INTEGER NOT NULL,       --   size and modification time; while the file's
+              size INTEGER NOT NULL,        --   stamp is the same, so is its digest
+              mtime_s INTEGER NOT NULL,
+              mtime_ns INTEGER NOT NULL,
+              digest TEXT NOT NULL,         -- SHA-256 of its bytes
+              written INTEGER NOT NULL,     -- the generation ('files') that wrote the row
+              last_used REAL NOT NULL       -- the last run that used it (cache prune)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE generations (
+              name TEXT PRIMARY KEY,        -- 'files'
+              value INTEGER NOT NULL        -- raised by every change to the table: the warm
+            ) WITHOUT ROWID                 --   journal trusts rows while it is what it saw
+            """,
+            "INSERT INTO generations (name, value) VALUES ('files', 1)",
+            """
+            CREATE TRIGGER files_removed AFTER DELETE ON files
+            BEGIN UPDATE generations SET value = value + 1 WHERE name = 'files'; END
+            """,
+            "DELETE FROM uses WHERE kind = 'files'",
         ],
     ]
 }

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Brings what a cache directory of the layout before the database kept as record files
-/// (`v1/urls`, `v1/recipes`, `v1/runs`) into the database, then removes those folders: a first
-/// run after upgrading neither fetches again what a URL record still proves nor loses
+/// (`v1/urls`, `v1/files`, `v1/recipes`, `v1/runs`) into the database, then removes those folders: a first
+/// run after upgrading neither fetches again what a URL record still proves, nor hashes again
+/// a local file whose stamp is on record, nor loses
 /// `explain`'s history or `cache stats`' runs. A record that does not decode is left out, as a
 /// run would have ignored it. Run by every process that opens a cache for writing and finds
 /// such a folder; importing twice (two processes at once, or one killed halfway) changes nothing.
@@ -10,12 +11,16 @@ enum LegacyIndexImport {
     /// Imports and removes the legacy folders of `layout` into `index`.
     static func run(_ layout: CacheLayout, into index: IndexDatabase) {
         let urls = layout.base + "/urls", recipes = layout.base + "/recipes", runs = layout.runsFolder
+        let files = layout.base + "/files"
         let fileManager = FileManager.default
         // Checked before the database is touched: a cache without them opens it only when used.
-        guard !layout.looksOnly, [urls, recipes, runs].contains(where: fileManager.fileExists(atPath:)),
+        guard !layout.looksOnly, [urls, files, recipes, runs].contains(where: fileManager.fileExists(atPath:)),
               index.isOn else { return }
         if fileManager.fileExists(atPath: urls), importURLs(layout, from: urls, into: index) {
             _ = layout.removeTree(urls)
+        }
+        if fileManager.fileExists(atPath: files), importFiles(layout, from: files, into: index) {
+            _ = layout.removeTree(files)
         }
         if fileManager.fileExists(atPath: recipes), importRecipes(layout, from: recipes, into: index) {
             _ = layout.removeTree(recipes)
@@ -53,6 +58,20 @@ enum LegacyIndexImport {
                     """, [.text(url.url), .text(url.digest), url.etag.map { .text($0) } ?? .null,
                           url.lastModified.map { .text($0) } ?? .null, .real(url.storedAt), .real(url.freshFor),
                           .real(modified)])
+            }
+        }
+    }
+
+    private static func importFiles(_ layout: CacheLayout, from folder: String, into index: IndexDatabase) -> Bool {
+        index.transaction { transaction in
+            transaction.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'")
+            for (record, modified) in records(layout, in: folder, fannedOut: true) {
+                guard let path = record["path"], let stamp = record["stamp"].flatMap(FileIndex.Stamp.init(text:)),
+                      let digest = record["digest"], ContentDigest.isValid(digest) else { continue }
+                transaction.execute("""
+                    INSERT OR IGNORE INTO files (path, device, inode, size, mtime_s, mtime_ns, digest, written, last_used)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT value FROM generations WHERE name = 'files'), ?)
+                    """, [.text(path)] + stamp.values + [.text(digest), .real(modified)])
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// What a run used of the cache's records (URL records, and the output and file records it
+/// What a run used of the cache's records (URL and local-file rows, and the output records it
 /// read), written in batches: one transaction at the end of the run
 /// (`ThumbnailCache.recordUses`), and one whenever `batch` uses have gathered or `interval` has
 /// passed, never a write per row, and never a record file touched. `cache prune` removes the
@@ -16,13 +16,14 @@ final class UseLog: Sendable {
 
     private struct Pending {
         var urls: Set<String> = []
+        var files: Set<String> = []
         /// Record files read, by kind and name.
         var records: Set<Record> = []
         var since = Date().timeIntervalSince1970
-        var count: Int { urls.count + records.count }
+        var count: Int { urls.count + files.count + records.count }
     }
 
-    /// A record file: its kind (`outputs`, `files`) and its name.
+    /// A record file: its kind (`outputs`) and its name.
     struct Record: Hashable, Sendable {
         var kind: CacheLayout.Kind
         var name: String
@@ -39,6 +40,12 @@ final class UseLog: Sendable {
     func used(url: String, lastUsed: Double, looksOnly: Bool) {
         guard !looksOnly, Date().timeIntervalSince1970 - lastUsed > Self.recentEnough else { return }
         note { $0.urls.insert(url) }
+    }
+
+    /// The same for the row of the local file at `path` (`FileIndex`).
+    func used(file path: String, lastUsed: Double, looksOnly: Bool) {
+        guard !looksOnly, Date().timeIntervalSince1970 - lastUsed > Self.recentEnough else { return }
+        note { $0.files.insert(path) }
     }
 
     /// Notes that the run read the record file `name` of `kind` (instead of touching it), which
@@ -82,6 +89,9 @@ final class UseLog: Sendable {
         index.transaction { transaction in
             for url in pending.urls {
                 transaction.execute("UPDATE urls SET last_used = ? WHERE url = ?", [.real(now), .text(url)])
+            }
+            for path in pending.files {
+                transaction.execute("UPDATE files SET last_used = ? WHERE path = ?", [.real(now), .text(path)])
             }
             for record in pending.records {
                 transaction.execute("""
