@@ -31,7 +31,7 @@ struct CacheMaintenanceTests {
         [["a.png", "a.jpg", "90"], ["a.png", "a-small.webp", "40"], ["b.jpg", "b.png", "64x64"]])
 
     /// Two sources, dated back so that their local-file stamps are recorded, after one run:
-    /// three outputs (three blobs), two file records.
+    /// three outputs (three blobs), two file rows.
     static func filledWorkspace() async throws -> (Workspace, Report) {
         let space = try Workspace("maint")
         try space.fixture(.quadrants(width: 300, height: 200), "a.png")
@@ -118,7 +118,7 @@ struct CacheMaintenanceTests {
         #expect(table.stdout.contains("outputs") && table.stdout.contains("100.0%"))
     }
 
-    @Test("prune --max-age removes old units and old file records, keeps recent ones and any blob a kept record names")
+    @Test("prune --max-age removes old units and old file rows, keeps recent ones and any blob a kept record names")
     func pruneByAge() async throws {
         let (space, report) = try await Self.filledWorkspace()
         let units = try Self.units(space, report)
@@ -150,7 +150,7 @@ struct CacheMaintenanceTests {
     func pruneBySize() async throws {
         let (space, report) = try await Self.filledWorkspace()
         let units = try Self.units(space, report)
-        // Used three, two and one hours ago, in manifest order; the file records just now.
+        // Used three, two and one hours ago, in manifest order; the file rows just now.
         for (index, unit) in units.enumerated() {
             try Self.setModified(unit.record, secondsAgo: Double(3 - index) * 3600)
         }

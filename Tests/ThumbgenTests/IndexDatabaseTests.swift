@@ -73,6 +73,19 @@ struct IndexDatabaseTests {
         #expect(warnings.all.isEmpty, "\(warnings.all)")
     }
 
+    @Test("A new database starts the files generation at a random value: a journal saved against a deleted one never matches its successor")
+    func generationStartsRandom() throws {
+        let folder = try TemporaryDirectory("index-db")
+        let starts = try (0..<2).map { index -> Int64 in
+            let database = IndexDatabase(path: folder.file("index-\(index).db").path, readOnly: false) { _ in }
+            defer { database.close() }
+            let files = FileIndex(index: database, uses: UseLog(index: database), looksOnly: false)
+            return try #require(files.generation())
+        }
+        #expect(starts[0] != starts[1], "\(starts)")
+        #expect(starts.allSatisfy { $0 > 0 })
+    }
+
     @Test("Two connections (two processes' worth) see each other's writes")
     func twoConnections() throws {
         let folder = try TemporaryDirectory("index-db")
@@ -239,7 +252,7 @@ struct IndexDatabaseTests {
         #expect(warnings.all.isEmpty, "\(warnings.all)")
     }
 
-    @Test("Reading an output or file record touches no file: the use goes to the database in a batch")
+    @Test("Reading an output record touches no file: the use goes to the database in a batch")
     func recordUsesInDatabase() throws {
         let folder = try TemporaryDirectory("index-db")
         let cache = try ThumbnailCache(directory: folder.file("cache"))

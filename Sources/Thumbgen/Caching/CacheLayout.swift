@@ -10,7 +10,7 @@ import Foundation
 ///     ROOT/index.db            everything else: URL and local-file rows, recipe histories,
 ///                              runs, uses (`IndexDatabase`, `IndexSchema`)
 ///
-/// One file per entry, as Bazel's disk cache and git's object store do it: every write is a
+/// One file per blob or output record, as Bazel's disk cache and git's object store do it: every write is a
 /// temporary file and a rename, so readers see whole entries or none, processes on one machine
 /// or several (a shared volume) need no lock to read or write entries, and a crash leaves at
 /// worst a stray temporary file, which its own advisory lock (`LockedFile`) lets the next run

@@ -9,6 +9,7 @@ extension CacheMaintenance {
     struct IndexUnit {
         enum Row {
             case url(String)
+            /// A `files` row, by path.
             case file(String)
             case recipes(source: String)
         }

@@ -37,9 +37,10 @@ extension CacheMaintenance {
     ///
     /// An output record or URL record and its blob are one unit whose last use is the
     /// record's (a run reads the record every time it uses the blob; a URL record's use is the
-    /// database's `last_used`), or that of the newest warm journal naming it (`JournalUse`). Local-file records and
-    /// recipe histories are units of their own (losing one costs a re-hash, or `explain` its
-    /// "what changed"), so that `maxSize` can always be met. A blob that a kept record names is kept.
+    /// database's `last_used`), or that of the newest warm journal naming it (`JournalUse`).
+    /// Local-file rows and recipe histories are units of their own (losing one costs a re-hash,
+    /// or `explain` its "what changed"), so that `maxSize` can always be met. A blob that a kept
+    /// record names is kept.
     public func prune(maxSize: Int64?, maxAge: Double?,
                       now: Double = Date().timeIntervalSince1970) -> PruneResult {
         var result = PruneResult()

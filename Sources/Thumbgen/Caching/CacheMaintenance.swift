@@ -30,7 +30,7 @@ public struct CacheMaintenance: Sendable {
         public var outputs: Number = 0
         /// URL records.
         public var urls: Number = 0
-        /// Local-file records.
+        /// Local-file rows (`files`).
         public var files: Number = 0
         /// Recipe histories (the keys recently stored per source).
         public var recipes: Number = 0

@@ -12,6 +12,7 @@ final class FileIndex: Sendable {
     private let uses: UseLog
     /// Whether reading a row is not using it, and hashing writes nothing (`--dry-run`, `explain`).
     private let looksOnly: Bool
+    /// The digests hashed and not yet written.
     private let pending = Mutex(Pending())
 
     /// Digests found by hashing and not yet written.
@@ -37,6 +38,7 @@ final class FileIndex: Sendable {
             nanoseconds = info.st_mtim.tv_nsec
         }
 
+        /// A stamp of these fields.
         init(device: UInt64, inode: UInt64, size: Int64, seconds: Int, nanoseconds: Int) {
             self.device = device
             self.inode = inode
@@ -75,6 +77,8 @@ final class FileIndex: Sendable {
         var written: Int64
     }
 
+    /// The `files` rows of `index`, their uses noted in `uses`; `looksOnly` for a planner that
+    /// only looks.
     init(index: IndexDatabase, uses: UseLog, looksOnly: Bool) {
         self.index = index
         self.uses = uses

@@ -8,8 +8,9 @@ import Synchronization
 /// An entry says "up to date" only while every file the slow path would read is provably the
 /// one it read: the source (`FileStamp`: device, inode, size, modification and change times);
 /// its `files` row (by the table's generation, else the row's own) and the output's record in
-/// the cache (by its folder's stamp, else its own: `CacheFolderStamps`); and the file under `--out` (its stamp, taken
-/// on the file that was hashed, and only once it had stood still for a second). The output
+/// the cache (by its folder's stamp, else its own: `CacheFolderStamps`); and the file under
+/// `--out` (its stamp, taken on the file that was hashed, and only once it had stood still for
+/// a second). The output
 /// key, which hashes the source's digest and everything in the recipe, is part of an entry's
 /// key. Anything that differs sends the row down the slow path, which checks by hash, and
 /// which the run notes for the next journal.
@@ -22,6 +23,7 @@ final class WarmJournal: Sendable {
     /// The journal's file.
     let path: String
     private let layout: CacheLayout
+    /// The cache's `files` rows, asked when the generation moved.
     private let files: FileIndex
     /// `--out`, open, so that each output's stamp is taken relative to it (`fstatat`).
     private let outputFolder: Int32

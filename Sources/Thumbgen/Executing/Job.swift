@@ -29,6 +29,7 @@ final class Job: Sendable {
         var source: RowResult.SourceInfo?
         /// Whether the row's file was put in place (`place`): then only its write ends the job.
         var placed = false
+        /// How far the row has gone; `recorded` once its result is handed on.
         var stage = RowStage.planned
     }
 
@@ -179,7 +180,7 @@ final class Job: Sendable {
             mode.annotate(&result, origin: state.origin, digest: state.sourceDigest,
                           fromCache: state.outputFromCache)
             state.result = result
-            state.stage = .written
+            if result.status == .written || result.status == .unchanged { state.stage = .written }
             return result
         }
         guard let first else { return }

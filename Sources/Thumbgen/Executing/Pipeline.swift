@@ -199,9 +199,10 @@ public final class Pipeline: Sendable {
         // Writes resumed by output claims (a row that waited for its path) are done by now
         // unless the row ended first; they are short, and a run ends after them.
         delivery.claims?.waitForResumes()
+        // The rows the run hashed are written first: the journal it saves may name them.
+        configuration.cache?.recordUses()
         // A cancelled run leaves the last journal as it was: its entries still check themselves.
         if !isCancelled { planner.journal?.save() }
-        configuration.cache?.recordUses()
         let queues = [downloadQueue, identifyQueue, renderQueue, writeQueue]
         let patience = ContinuousClock.now + .seconds(1)
         while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,

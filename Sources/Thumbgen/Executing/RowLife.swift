@@ -5,8 +5,8 @@ import Foundation
 /// serves goes from planned to written. Any stage may end it with a failure instead.
 ///
 ///     planned ─► fetched ─► identified ─► rendered ─► written ─► recorded
-///        │           │            │            │           ▲
-///        └───────────┴────────────┴────────────┴─ failed ──┘   (the result, either way)
+///        │           │            │            │                     ▲
+///        └───────────┴────────────┴────────────┴───── failed ────────┘
 enum RowStage: Int, Comparable, Sendable {
     case planned, fetched, identified, rendered, written, recorded
 

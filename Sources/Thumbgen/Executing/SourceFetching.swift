@@ -12,6 +12,7 @@ protocol SourceFetching: Sendable {
 }
 
 extension HTTPFetcher: SourceFetching {
+    /// `fetch`, stopped by `Fetch.cancel`.
     func start(_ url: URL, to path: String, priority: Int, order: Int, headers: [String],
                completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) -> @Sendable () -> Void {
         let transfer = fetch(url, to: path, priority: priority, order: order, headers: headers, completion: completion)

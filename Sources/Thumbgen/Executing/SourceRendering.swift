@@ -12,6 +12,7 @@ protocol SourceRendering: Sendable {
 /// The renderer a pipeline uses unless told otherwise: `SourceRender.run`, the same call a
 /// worker process makes for a unit.
 struct SourceRenderer: SourceRendering {
+    /// Runs `SourceRender` over `rows`.
     func render(path: String, rows: [SourceRender.Row], decoder: SourceDecoder, cancellation: Cancellation?,
                 listener: SourceRender.Listener) {
         SourceRender(decoder: decoder, cancellation: cancellation).run(path: path, rows: rows, listener: listener)

@@ -31,9 +31,10 @@ extension RowPlanner {
     }
 
     /// What the journal keeps of a local source identified by its `files` row, which generation
-    /// `written` wrote; nil when no journal is written.
+    /// `written` wrote; nil when no journal is written, or the row is not in the database yet
+    /// (`written` 0: hashed by this run, still to be written).
     func journalSource(path: String, stat info: stat, digest: String, written: Int64) -> JournalSource? {
-        guard journal?.writes == true, let digestBytes = JournalFormat.raw(hex: digest) else { return nil }
+        guard journal?.writes == true, written != 0, let digestBytes = JournalFormat.raw(hex: digest) else { return nil }
         return JournalSource(path: path, stamp: FileStamp(info), digest: digestBytes, written: written)
     }
 }

@@ -6,7 +6,8 @@ enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
     static let version: Int64 = 3
 
-    /// The statements that take a database from version `index` to `index + 1`.
+    /// The statements that take a database from version `index` to `index + 1`. A step, once
+    /// released, never changes: its text is what older databases hold.
     static let steps: [[String]] = [
         [
             """
@@ -44,8 +45,8 @@ enum IndexSchema {
         [
             """
             CREATE TABLE uses (
-              kind TEXT NOT NULL,           -- 'outputs': a record file under v1/
-              key TEXT NOT NULL,            -- its name (the output key)
+              kind TEXT NOT NULL,           -- 'outputs' or 'files': a record file under v1/
+              key TEXT NOT NULL,            -- its name (the output key, the SHA-256 of the path)
               last_used REAL NOT NULL,      -- the last run that read it (cache prune)
               PRIMARY KEY (kind, key)
             ) WITHOUT ROWID
@@ -71,7 +72,9 @@ enum IndexSchema {
               value INTEGER NOT NULL        -- raised by every change to the table: the warm
             ) WITHOUT ROWID                 --   journal trusts rows while it is what it saw
             """,
-            "INSERT INTO generations (name, value) VALUES ('files', 1)",
+            // A random start, so that a journal saved against an earlier database (one set
+            // aside as damaged, or deleted) never finds its generation again.
+            "INSERT INTO generations (name, value) VALUES ('files', (random() & 0xFFFFFFFFFFFF) + 1)",
             """
             CREATE TRIGGER files_removed AFTER DELETE ON files
             BEGIN UPDATE generations SET value = value + 1 WHERE name = 'files'; END

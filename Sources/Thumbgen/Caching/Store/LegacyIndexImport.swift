@@ -1,10 +1,10 @@
 import Foundation
 
 /// Brings what a cache directory of the layout before the database kept as record files
-/// (`v1/urls`, `v1/files`, `v1/recipes`, `v1/runs`) into the database, then removes those folders: a first
-/// run after upgrading neither fetches again what a URL record still proves, nor hashes again
-/// a local file whose stamp is on record, nor loses
-/// `explain`'s history or `cache stats`' runs. A record that does not decode is left out, as a
+/// (`v1/urls`, `v1/files`, `v1/recipes`, `v1/runs`) into the database, then removes those
+/// folders: a first run after upgrading neither fetches again what a URL record still proves,
+/// nor hashes again a local file whose stamp is on record, nor loses `explain`'s history or
+/// `cache stats`' runs. A record that does not decode is left out, as a
 /// run would have ignored it. Run by every process that opens a cache for writing and finds
 /// such a folder; importing twice (two processes at once, or one killed halfway) changes nothing.
 enum LegacyIndexImport {
@@ -62,6 +62,8 @@ enum LegacyIndexImport {
         }
     }
 
+    /// 0.2.0's local-file records (path, stamp text, digest), as `files` rows of one new
+    /// generation, last used when their files were written.
     private static func importFiles(_ layout: CacheLayout, from folder: String, into index: IndexDatabase) -> Bool {
         index.transaction { transaction in
             transaction.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'")

@@ -6,6 +6,7 @@ import Synchronization
 /// process makes for a unit), and each row's output waits here for its write.
 final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
     private let decoder: SourceDecoder
+    /// What renders: `SourceRenderer`, or a test's double.
     private let renderer: any SourceRendering
     private let cancellation: Cancellation?
 
