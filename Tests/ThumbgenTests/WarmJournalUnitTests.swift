@@ -93,6 +93,58 @@ struct WarmJournalUnitTests {
         #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
     }
 
+    @Test("A run that hashes a new file saves its journal with the generation its own writes made, and another process's write is not counted in")
+    func ownWritesKeepTrust() async throws {
+        let folder = try TemporaryDirectory("journal-own")
+        let requests = try Self.requests(folder)
+        let (out, cache) = (folder.file("out"), folder.file("cache"))
+        _ = try Self.run(requests, out: out, cache: cache)
+        try await Task.sleep(for: .milliseconds(1100))
+        _ = try Self.run(requests, out: out, cache: cache)
+        /// The generation the journal carries, and the table's now.
+        func generations() throws -> (journal: Int64, table: Int64) {
+            let opened = try ThumbnailCache(directory: cache)
+            defer { opened.close() }
+            let journal = try #require(WarmJournal(cache: opened, outputDirectory: out))
+            let file = try #require(WarmJournal.read(journal.path))
+            let index = try #require(JournalIndex(bytes: file.bytes))
+            return (index.folders.filesGeneration, try #require(opened.files.generation()))
+        }
+
+        // A new source, hashed and written by the run that saves the journal.
+        let other = try folder.write(try RawImage.quadrants(width: 40, height: 30).encoded(as: .png), to: "b.png")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 978_307_200)],
+                                              ofItemAtPath: other.path)
+        var more = requests
+        more.append(ThumbnailRequest(row: 5, id: "5", sourceText: "b.png", source: .file(other.path),
+                                     outTemplate: "{name}-{w}x{h}.png", spec: ThumbnailSpec()))
+        let before = try generations()
+        let grown = try Self.run(more, out: out, cache: cache)
+        #expect(grown.counts?.kept == 3)
+        let after = try generations()
+        #expect(after.table > before.table)
+        #expect(after.journal == after.table, "\(after)")
+
+        // Another process writes while a run goes on: the run's journal keeps the generation it saw.
+        let database = IndexDatabase(path: cache.path + "/index.db", readOnly: false) { _ in }
+        let third = try folder.write(try RawImage.quadrants(width: 20, height: 10).encoded(as: .png), to: "c.png")
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 978_307_200)],
+                                              ofItemAtPath: third.path)
+        more.append(ThumbnailRequest(row: 6, id: "6", sourceText: "c.png", source: .file(third.path),
+                                     outTemplate: "{name}-{w}x{h}.png", spec: ThumbnailSpec()))
+        var configuration = PipelineConfiguration(outputDirectory: out)
+        configuration.cache = try ThumbnailCache(directory: cache)
+        let pipeline = try Pipeline(configuration: configuration, onResult: { _ in })
+        let seen = try #require(configuration.cache?.files.generationSinceTracked())
+        #expect(database.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'"))
+        database.close()
+        more.forEach(pipeline.submit)
+        pipeline.waitUntilFinished()
+        #expect(configuration.cache?.files.generationSinceTracked() == nil)
+        let raced = try generations()
+        #expect(raced.journal == seen, "\(raced) \(seen)")
+    }
+
     @Test("A journal read back whole is the journal written; one cut anywhere is refused")
     func roundTrip() throws {
         let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)

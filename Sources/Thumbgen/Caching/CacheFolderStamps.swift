@@ -27,10 +27,11 @@ struct CacheFolderStamps: Equatable, Sendable {
         self.filesGeneration = filesGeneration
     }
 
-    /// The folders of `layout` and the generation of `files` as they are now.
+    /// The folders of `layout` and the generation of `files` as they are now; the generation is
+    /// tracked from here on (`FileIndex.trackGeneration`).
     init(of layout: CacheLayout, files: FileIndex) {
         // The generation first: a row written while the folders are read is then not vouched for.
-        filesGeneration = files.generation() ?? 0
+        filesGeneration = files.trackGeneration() ?? 0
         let folder = layout.folder(.outputs) + "/"
         stamps = (0...255).map { FileStamp.of(folder + ContentDigest.hex(CollectionOfOne(UInt8($0)))) }
     }
@@ -47,6 +48,11 @@ struct CacheFolderStamps: Equatable, Sendable {
     /// equal to the folder's stamp now.
     func stable(against saved: CacheFolderStamps) -> [Bool] {
         zip(stamps, saved.stamps).map { now, then in now != nil && now == then }
+    }
+
+    /// These stamps with the generation `generation` (a run's own writes since, counted in).
+    func with(filesGeneration generation: Int64) -> CacheFolderStamps {
+        CacheFolderStamps(stamps: stamps, filesGeneration: generation)
     }
 
     /// Whether `saved` vouches for every `files` row: the same known generation.

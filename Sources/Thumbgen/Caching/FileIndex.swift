@@ -14,6 +14,9 @@ final class FileIndex: Sendable {
     private let looksOnly: Bool
     /// The digests hashed and not yet written.
     private let pending = Mutex(Pending())
+    /// The generation as this process left it, while every change since `trackGeneration` was
+    /// its own; nil once another process changed the table, or a write failed.
+    private let ownGeneration = Mutex<Int64?>(nil)
 
     /// Digests found by hashing and not yet written.
     private struct Pending {
@@ -130,6 +133,21 @@ final class FileIndex: Sendable {
         return value
     }
 
+    /// `generation()`, from which on this process counts its own changes (`ownGeneration`).
+    func trackGeneration() -> Int64? {
+        let value = generation()
+        ownGeneration.withLock { $0 = value }
+        return value
+    }
+
+    /// The generation now, when every change to the table since `trackGeneration` was this
+    /// process's own; nil when another process changed it, or it was not tracked. A warm journal
+    /// saved with it is not made to check each row again by its own run's writes: they replaced
+    /// only rows of files whose stamps changed, which its sources' stamps no longer match.
+    func generationSinceTracked() -> Int64? {
+        ownGeneration.withLock { $0 }
+    }
+
     /// The digest of the file at `file`: from the table when its stamp is unchanged, else by
     /// reading it (and then recorded). Nil when the file cannot be read, or `cancellation` was
     /// pressed while it was.
@@ -178,7 +196,9 @@ final class FileIndex: Sendable {
     private func write(_ rows: [String: (stamp: Stamp, digest: String)]) {
         guard !rows.isEmpty else { return }
         let now = Date().timeIntervalSince1970
-        index.transaction { transaction in
+        var before: Int64?
+        let written = index.transaction { transaction in
+            transaction.query("SELECT value FROM generations WHERE name = 'files'") { before = $0.integer(0) }
             transaction.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'")
             for (file, row) in rows {
                 transaction.execute("""
@@ -186,6 +206,10 @@ final class FileIndex: Sendable {
                     VALUES (?, ?, ?, ?, ?, ?, ?, (SELECT value FROM generations WHERE name = 'files'), ?)
                     """, [.text(file)] + row.stamp.values + [.text(row.digest), .real(now)])
             }
+        }
+        ownGeneration.withLock { own in
+            guard written, let before, own == before else { return own = nil }
+            own = before + 1
         }
     }
 }

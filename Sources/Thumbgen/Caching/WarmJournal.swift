@@ -200,7 +200,11 @@ final class WarmJournal: Sendable {
     /// rename), unless it would say the same; a run that noted nothing removes it.
     func save() {
         guard writes else { return }
-        let settled = folders.settled(seenAt: openedAt)
+        var settled = folders.settled(seenAt: openedAt)
+        // The run's own writes of `files` (written before this) do not cost the next run its trust.
+        if let own = files.generationSinceTracked(), settled.filesGeneration != 0 {
+            settled = settled.with(filesGeneration: own)
+        }
         let written: Bool = notes.withLock { notes in
             guard !notes.isEmpty else { return false }
             // A steady warm run found the journal true throughout: it stays as it is, marked
