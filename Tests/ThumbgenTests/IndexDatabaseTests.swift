@@ -57,7 +57,7 @@ struct IndexDatabaseTests {
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         #expect(database.isOn)
         let tables = Self.tables(database)
-        #expect(tables == ["files", "generations", "recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "journals", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         var mode = ""
@@ -236,7 +236,8 @@ struct IndexDatabaseTests {
         do {
             // Schema 1 as a thumbgen of that version made it: its steps only.
             let database = IndexDatabase(path: path, readOnly: false) { _ in }
-            for statement in ["DROP TRIGGER files_removed", "DROP TABLE files", "DROP TABLE generations", "DROP TABLE uses"] {
+            for statement in ["DROP TRIGGER files_removed", "DROP TABLE files", "DROP TABLE generations",
+                              "DROP TABLE journals", "DROP TABLE uses"] {
                 #expect(database.execute(statement), "\(statement)")
             }
             database.execute("PRAGMA user_version = 1")
@@ -245,7 +246,7 @@ struct IndexDatabaseTests {
         let warnings = Warnings()
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         let tables = Self.tables(database)
-        #expect(tables == ["files", "generations", "recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "journals", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         #expect(Self.urls(database) == ["https://e.test/a.jpg"])

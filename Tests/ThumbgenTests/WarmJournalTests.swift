@@ -282,19 +282,33 @@ struct WarmJournalTests {
         }
     }
 
-    @Test("Records the journal serves are not touched: the journal's time is their last use, which prune reads")
+    /// Makes every warm journal of `space`'s cache last used at `date` (the database's `journals`).
+    static func age(journals space: Workspace, to date: Date) throws {
+        try CacheFiles(root: space.cache).execute("UPDATE journals SET last_used = ?", [.real(date.timeIntervalSince1970)])
+    }
+
+    /// When the journal at `journal` was last used, as the cache's database says.
+    static func journalUse(_ space: Workspace, _ journal: URL) -> Date? {
+        guard let cache = ThumbnailCache(lookingAt: space.cache) else { return nil }
+        return WarmJournal.lastUse(of: journal.path, in: cache.index).map { Date(timeIntervalSince1970: $0) }
+    }
+
+    @Test("Records the journal serves are not touched: the journal's use, a row of the database, is their last use, which prune reads")
     func journalMarksUse() async throws {
         let (space, _) = try await Self.warmedUp()
         let journal = try #require(Self.journals(space).first)
         // Every record looks unused for years; the journal is marked used by the next run.
         try Self.age(records: space, to: Self.old)
-        try FileManager.default.setAttributes([.modificationDate: Self.old], ofItemAtPath: journal.path)
+        try Self.age(journals: space, to: Self.old)
         let before = try Data(contentsOf: journal)
+        let written = try #require(FileManager.default.attributesOfItem(atPath: journal.path)[.modificationDate] as? Date)
         let served = try await space.run(manifest: Self.manifest)
         #expect(served.report?.rows.map(\.cache) == ["hit", "hit", "hit", "hit"])
         #expect(try Data(contentsOf: journal) == before)
-        let marked = try #require(FileManager.default.attributesOfItem(atPath: journal.path)[.modificationDate] as? Date)
+        let marked = try #require(Self.journalUse(space, journal))
         #expect(abs(marked.timeIntervalSinceNow) < 60)
+        // The use is a row of the database: the journal file is not touched.
+        #expect(try FileManager.default.attributesOfItem(atPath: journal.path)[.modificationDate] as? Date == written)
         let record = try #require(FileManager.default.enumerator(atPath: space.cache.appendingPathComponent("v1/outputs").path)?
             .compactMap { $0 as? String }.first { $0.count > 3 })
         let recordDate = try #require(FileManager.default.attributesOfItem(
@@ -310,7 +324,7 @@ struct WarmJournalTests {
         #expect(run.report?.rows.map(\.cache) == ["hit", "hit", "hit", "hit"])
         // ...and, once the journal too is old, removes them like any unused entry.
         try Self.age(records: space, to: Self.old)
-        try FileManager.default.setAttributes([.modificationDate: Self.old], ofItemAtPath: journal.path)
+        try Self.age(journals: space, to: Self.old)
         result = try await CLIRunner.run(["cache", "prune", "--max-age", "30d", "--cache-dir", space.cache.path],
                                          cacheDirectory: space.cache)
         #expect(result.status == 0, "\(result.stderr)")

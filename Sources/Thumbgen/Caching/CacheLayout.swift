@@ -103,14 +103,6 @@ struct CacheLayout: Sendable {
         return (bytes, modified, FileStamp(info))
     }
 
-    /// Marks the entry at `path` used, as `read` does, without reading it; returns its stamp
-    /// afterwards, or nil when it is gone or the mark could not be set.
-    func touch(_ path: String) -> FileStamp? {
-        guard !looksOnly else { return nil }
-        guard utimensat(AT_FDCWD, path, nil, 0) == 0 else { return nil }
-        return FileStamp.of(path)
-    }
-
     /// Puts `bytes` at `path` whole, by a temporary file and a rename. The temporary is locked
     /// and registered while it exists: a concurrent `cache prune` or run leaves it alone, and an
     /// interrupted run removes it.

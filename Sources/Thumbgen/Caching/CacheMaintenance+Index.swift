@@ -124,7 +124,7 @@ extension CacheMaintenance {
         var runs = 0
         cache.index.query("SELECT count(*) FROM runs") { row in runs = Int(row.integer(0)) }
         let cleared = cache.index.transaction { transaction in
-            for table in ["urls", "files", "recipes", "runs", "uses"] {
+            for table in ["urls", "files", "recipes", "runs", "uses", "journals"] {
                 transaction.execute("DELETE FROM \(table)")
             }
         }

@@ -54,7 +54,7 @@ extension CacheMaintenance {
         }
         var units: [Unit] = []
         var references: [String: Int] = [:]
-        let journals = JournalUse(layout: layout)
+        let journals = JournalUse(layout: layout, database: cache.index)
         let recorded = recordedUses()
         for entry in layout.entries(.outputs) {
             let blob = record(entry).flatMap(Self.blob(namedBy:))

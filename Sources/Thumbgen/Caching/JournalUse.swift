@@ -2,12 +2,12 @@ import Foundation
 
 /// When the records the warm journals vouch for were last used.
 ///
-/// A warm run does not mark each record it serves from a journal used (100,000 touches cost a
-/// third of such a run, every ten minutes): the journal's own modification time stands for
-/// the last use of every record its entries and sources name, since a journal is kept as it is
-/// only by a run that found every entry true (and is marked used then, `WarmJournal.save`),
-/// and is otherwise written anew. So an entry's last use is the later of its own modification
-/// time and that of the newest journal naming it. A journal that does not read whole and
+/// A warm run does not mark each record it serves from a journal used (100,000 uses cost a
+/// third of such a run, every ten minutes): the journal's use (its row in the database's
+/// `journals`) stands for the last use of every record its entries and sources name, since a
+/// journal is kept as it is only by a run that found every entry true (and is marked used then,
+/// `WarmJournal.save`), and is otherwise written anew. So a record's last use is the later of
+/// its own and that of the newest journal naming it. A journal that does not read whole and
 /// undamaged names nothing.
 struct JournalUse {
     /// The latest journal time naming each output record (by key) and `files` row (by path),
@@ -15,13 +15,13 @@ struct JournalUse {
     private var outputs: [String: Double] = [:]
     private var files: [String: Double] = [:]
 
-    /// What the journals in `layout` say.
-    init(layout: CacheLayout) {
+    /// What the journals in `layout` say, with their uses in `database`.
+    init(layout: CacheLayout, database: IndexDatabase) {
         let folder = layout.base + "/journals"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard let (bytes, modified) = WarmJournal.read(folder + "/" + name),
-                  let index = JournalIndex(bytes: bytes) else { continue }
-            let seconds = Double(modified) / 1e9
+            let path = folder + "/" + name
+            guard let seconds = WarmJournal.lastUse(of: path, in: database),
+                  let (bytes, _) = WarmJournal.read(path), let index = JournalIndex(bytes: bytes) else { continue }
             index.forEachRecord { kind, name in
                 switch kind {
                 case .outputs: outputs[name] = max(outputs[name] ?? 0, seconds)

@@ -40,13 +40,14 @@ final class WarmJournal: Sendable {
     /// Whether this run writes the next journal (not a dry run).
     let writes: Bool
 
-    /// Nanoseconds after which a journal used is marked so, as `CacheLayout.read` marks a
-    /// record: the records a journal vouches for are not touched one by one (100,000 touches
-    /// took a third of a warm run every ten minutes); the journal's own modification time is
+    /// Seconds after which a journal used is marked so again: the records a journal vouches
+    /// for are not marked used one by one (100,000 uses would cost a warm run a third of its
+    /// time every ten minutes); the journal's use, a row of the database's `journals`, is
     /// their last use, which `cache prune` reads (`JournalUse`).
-    static let touchAfter: Int64 = 600 * 1_000_000_000
-    /// When the journal read was last written or marked used (0 without one).
-    private let previousModified: Int64
+    static let markAfter = 600.0
+    /// When the journal read was last used (0 without one).
+    private let previousUse: Double
+    private let index: IndexDatabase
 
     /// The journal for `outputDirectory` in `cache`; nil when either folder cannot be
     /// resolved. A cache opened to look only reads the journal and writes nothing.
@@ -75,7 +76,8 @@ final class WarmJournal: Sendable {
         let loaded = file.flatMap { JournalIndex(bytes: $0.bytes) }
         let trusted = loaded?.identity == identity ? loaded : nil
         previous = trusted
-        previousModified = file?.modified ?? 0
+        index = cache.index
+        previousUse = trusted == nil ? 0 : Self.lastUse(of: path, in: cache.index) ?? 0
         stable = trusted.map { folders.stable(against: $0.folders) } ?? []
         filesStable = trusted.map { folders.filesStable(against: $0.folders) } ?? false
     }
@@ -208,9 +210,9 @@ final class WarmJournal: Sendable {
         let written: Bool = notes.withLock { notes in
             guard !notes.isEmpty else { return false }
             // A steady warm run found the journal true throughout: it stays as it is, marked
-            // used (its time stands for its records' last use) if due.
+            // used (its use stands for its records') if due.
             if notes.repeats(previous, folders: settled) {
-                if FileStamp.now - previousModified > Self.touchAfter { _ = layout.touch(path) }
+                if Date().timeIntervalSince1970 - previousUse > Self.markAfter { markUsed() }
                 return true
             }
             mkdir(layout.base + "/journals", 0o777)
@@ -221,8 +223,30 @@ final class WarmJournal: Sendable {
                 temporary.discard()
                 return false
             }
+            markUsed()
             return true
         }
-        if !written { unlink(path) }
+        if !written {
+            unlink(path)
+            index.execute("DELETE FROM journals WHERE name = ?", [.text(Self.name(of: path))])
+        }
+    }
+
+    /// Records that the journal was used now (served a run, or was written by one).
+    private func markUsed() {
+        index.execute("""
+            INSERT INTO journals (name, last_used) VALUES (?, ?)
+            ON CONFLICT (name) DO UPDATE SET last_used = excluded.last_used
+            """, [.text(Self.name(of: path)), .real(Date().timeIntervalSince1970)])
+    }
+
+    /// The name a journal's use is kept under: its file's.
+    static func name(of path: String) -> String { (path as NSString).lastPathComponent }
+
+    /// When the journal at `path` was last used, as the database says; nil when it does not.
+    static func lastUse(of path: String, in index: IndexDatabase) -> Double? {
+        var used: Double?
+        index.query("SELECT last_used FROM journals WHERE name = ?", [.text(name(of: path))]) { used = $0.real(0) }
+        return used
     }
 }

@@ -79,6 +79,12 @@ enum IndexSchema {
             CREATE TRIGGER files_removed AFTER DELETE ON files
             BEGIN UPDATE generations SET value = value + 1 WHERE name = 'files'; END
             """,
+            """
+            CREATE TABLE journals (
+              name TEXT PRIMARY KEY,        -- a warm journal's file under v1/journals/
+              last_used REAL NOT NULL       -- the last run it served or that wrote it: the last
+            ) WITHOUT ROWID                 --   use of every record it names (cache prune)
+            """,
             "DELETE FROM uses WHERE kind = 'files'",
         ],
     ]
