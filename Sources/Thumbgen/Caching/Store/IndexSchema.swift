@@ -4,7 +4,7 @@
 /// thumbgen is left alone (the run goes on without it).
 enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
-    static let version: Int64 = 3
+    static let version: Int64 = 4
 
     /// The statements that take a database from version `index` to `index + 1`. A step, once
     /// released, never changes: its text is what older databases hold.
@@ -79,13 +79,15 @@ enum IndexSchema {
             CREATE TRIGGER files_removed AFTER DELETE ON files
             BEGIN UPDATE generations SET value = value + 1 WHERE name = 'files'; END
             """,
+            "DELETE FROM uses WHERE kind = 'files'",
+        ],
+        [
             """
             CREATE TABLE journals (
               name TEXT PRIMARY KEY,        -- a warm journal's file under v1/journals/
               last_used REAL NOT NULL       -- the last run it served or that wrote it: the last
             ) WITHOUT ROWID                 --   use of every record it names (cache prune)
             """,
-            "DELETE FROM uses WHERE kind = 'files'",
         ],
     ]
 }
