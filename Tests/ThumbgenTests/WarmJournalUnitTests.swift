@@ -31,6 +31,20 @@ struct WarmJournalUnitTests {
         }
     }
 
+    /// A folder with `requests`' source, and its `out` and cache after two runs a second apart:
+    /// the second proved every row the slow way and wrote the journal. Its results too.
+    static func journaled(_ label: String) async throws
+        -> (folder: TemporaryDirectory, requests: [ThumbnailRequest], out: URL, cache: URL, proved: [RowResult])
+    {
+        let folder = try TemporaryDirectory(label)
+        let requests = try Self.requests(folder)
+        let (out, cache) = (folder.file("out"), folder.file("cache"))
+        _ = try Self.run(requests, out: out, cache: cache)
+        try await Task.sleep(for: .milliseconds(1100))
+        let proved = try Self.run(requests, out: out, cache: cache)
+        return (folder, requests, out, cache, proved.results)
+    }
+
     @Test("The third run is served by the journal the second wrote, with the same results")
     func served() async throws {
         let folder = try TemporaryDirectory("journal")
@@ -58,12 +72,9 @@ struct WarmJournalUnitTests {
 
     @Test("A journal trusts its sources' files rows while the table's generation is the one it saw; once it moves, each row is checked on its own")
     func filesGeneration() async throws {
-        let folder = try TemporaryDirectory("journal-files")
-        let requests = try Self.requests(folder)
-        let (out, cache) = (folder.file("out"), folder.file("cache"))
-        _ = try Self.run(requests, out: out, cache: cache)
-        try await Task.sleep(for: .milliseconds(1100))
-        let proved = try Self.run(requests, out: out, cache: cache)
+        // The folder is held to the end: it is removed with the value.
+        let (folder, requests, out, cache, proved) = try await Self.journaled("journal-files")
+        defer { withExtendedLifetime(folder) {} }
         #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
 
         // Another process records another file: the generation moves, this source's row does not.
@@ -77,7 +88,7 @@ struct WarmJournalUnitTests {
         })
         let checked = try Self.run(requests, out: out, cache: cache)
         #expect(checked.counts?.kept == 3 && checked.counts?.fresh == 0)
-        #expect(checked.results.map(\.jsonRecord) == proved.results.map(\.jsonRecord))
+        #expect(checked.results.map(\.jsonRecord) == proved.map(\.jsonRecord))
 
         // This source's row is written again: the journal no longer vouches for it.
         let source = try #require(requests.first.map { $0.source.description })
@@ -89,18 +100,13 @@ struct WarmJournalUnitTests {
         database.close()
         let slow = try Self.run(requests, out: out, cache: cache)
         #expect(slow.counts?.kept == 0 && slow.counts?.fresh == 3)
-        #expect(slow.results.map(\.jsonRecord) == proved.results.map(\.jsonRecord))
+        #expect(slow.results.map(\.jsonRecord) == proved.map(\.jsonRecord))
         #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
     }
 
     @Test("A run that hashes a new file saves its journal with the generation its own writes made, and another process's write is not counted in")
     func ownWritesKeepTrust() async throws {
-        let folder = try TemporaryDirectory("journal-own")
-        let requests = try Self.requests(folder)
-        let (out, cache) = (folder.file("out"), folder.file("cache"))
-        _ = try Self.run(requests, out: out, cache: cache)
-        try await Task.sleep(for: .milliseconds(1100))
-        _ = try Self.run(requests, out: out, cache: cache)
+        let (folder, requests, out, cache, _) = try await Self.journaled("journal-own")
         /// The generation the journal carries, and the table's now.
         func generations() throws -> (journal: Int64, table: Int64) {
             let opened = try ThumbnailCache(directory: cache)
