@@ -233,6 +233,8 @@ struct CacheMaintenanceTests {
         let leftover = space.cache.appendingPathComponent(".v1-cleared.tg-\(Self.otherHost)-1-x.tmp")
         try FileManager.default.createDirectory(at: leftover.appendingPathComponent("blobs"),
                                                 withIntermediateDirectories: true)
+        // An interrupted clear's tree, unchanged for two hours, inside as well as out.
+        try Self.setModified(leftover.appendingPathComponent("blobs"), secondsAgo: 7200)
         try Self.setModified(leftover, secondsAgo: 7200)
 
         let result = try await Self.cache(space, ["clear"])

@@ -112,8 +112,8 @@ struct WarmJournalUnitTests {
             let opened = try ThumbnailCache(directory: cache)
             defer { opened.close() }
             let journal = try #require(WarmJournal(cache: opened, outputDirectory: out))
-            let file = try #require(WarmJournal.read(journal.path))
-            let index = try #require(JournalIndex(bytes: file.bytes))
+            let bytes = try #require(WarmJournal.read(journal.path))
+            let index = try #require(JournalIndex(bytes: bytes))
             return (index.folders.filesGeneration, try #require(opened.files.generation()))
         }
 

@@ -15,24 +15,12 @@ extension CacheMaintenance {
     /// cache (a run still holding an open entry keeps reading it; its next write fails or goes
     /// into the new layout), and only then deleted. It goes into a locked temporary folder, so a
     /// clear that is interrupted leaves a folder whose lock died with it, which the next clear
-    /// recognises and removes (and one named without a lock, by thumbgen 0.2.0, once an hour old).
+    /// removes as `TemporarySweeper` judges it (one named without a lock, by thumbgen 0.2.0,
+    /// once unchanged for prune's hour).
     public func clear() throws(CacheError) -> ClearResult {
         let root = layout.root.path
         var result = ClearResult()
-        for name in layout.names(in: root) where name.hasPrefix(".v1-cleared.") {
-            let path = root + "/" + name
-            if TemporaryName.isTemporary(name) {
-                // Its lock tells: free, the clear that made it is gone.
-                if case .stale(let lock) = TemporarySweeper.examine(path, name: name, now: Date().timeIntervalSince1970) {
-                    layout.removeTree(path)
-                    withExtendedLifetime(lock) {}
-                }
-            } else if let leftover = layout.entry(at: path, name: name),
-                      Date().timeIntervalSince1970 - leftover.modified > Self.grace {
-                // Named without a lock (thumbgen 0.2.0's): gone once unchanged for prune's hour.
-                layout.removeTree(path)
-            }
-        }
+        TemporarySweeper.sweep(root, prefix: ".v1-cleared.", undecidedAfter: Self.grace)
         // The database is emptied, not removed: another process may have it open.
         let index = clearIndex()
         result.files += index.entries

@@ -21,7 +21,7 @@ struct JournalUse {
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
             let path = folder + "/" + name
             guard let seconds = WarmJournal.lastUse(of: path, in: database),
-                  let (bytes, _) = WarmJournal.read(path), let index = JournalIndex(bytes: bytes) else { continue }
+                  let bytes = WarmJournal.read(path), let index = JournalIndex(bytes: bytes) else { continue }
             index.forEachRecord { kind, name in
                 switch kind {
                 case .outputs: outputs[name] = max(outputs[name] ?? 0, seconds)

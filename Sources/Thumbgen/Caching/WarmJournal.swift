@@ -72,8 +72,7 @@ final class WarmJournal: Sendable {
         openedAt = FileStamp.now
         let folders = CacheFolderStamps(of: layout, files: cache.files)
         self.folders = folders
-        let file = Self.read(path)
-        let loaded = file.flatMap { JournalIndex(bytes: $0.bytes) }
+        let loaded = Self.read(path).flatMap(JournalIndex.init(bytes:))
         let trusted = loaded?.identity == identity ? loaded : nil
         previous = trusted
         index = cache.index
@@ -84,8 +83,8 @@ final class WarmJournal: Sendable {
 
     deinit { close(outputFolder) }
 
-    /// The journal file at `path`, and its modification time; nil when it cannot be read whole.
-    static func read(_ path: String) -> (bytes: [UInt8], modified: Int64)? {
+    /// The bytes of the journal file at `path`; nil when it cannot be read whole.
+    static func read(_ path: String) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -96,7 +95,7 @@ final class WarmJournal: Sendable {
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             count = DescriptorIO.readFully(fd, into: UnsafeMutableRawBufferPointer(buffer))
         }
-        return bytes.count == size ? (bytes, FileStamp(info).modified) : nil
+        return bytes.count == size ? bytes : nil
     }
 
     /// A local source the previous journal knows, unchanged.
