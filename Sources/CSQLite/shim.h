@@ -12,4 +12,8 @@ static inline int tg_sqlite_bind_text(sqlite3_stmt *statement, int index, const 
     return sqlite3_bind_text(statement, index, text, bytes, SQLITE_TRANSIENT);
 }
 
+static inline int tg_sqlite_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int count) {
+    return sqlite3_bind_blob(statement, index, bytes, count, SQLITE_TRANSIENT);
+}
+
 #endif

@@ -1,72 +1,99 @@
-// sources: Caching/JournalFormat.swift Caching/JournalIndex.swift Caching/JournalNotes.swift Caching/CacheFolderStamps.swift Support/FileStamp.swift Caching/OutputIndex.swift Caching/CacheRecord.swift Caching/FileIndex.swift Caching/CacheLayout.swift Support/ContentDigest.swift Support/Cancellation.swift Model/OutputFormat.swift Model/PathText.swift Support/DescriptorIO.swift Support/LockedFile.swift Support/TemporaryFile.swift Support/TemporaryFiles.swift Support/TemporaryName.swift Support/TemporarySweeper.swift Caching/Store/IndexDatabase.swift Caching/Store/IndexDatabase+Opening.swift Caching/Store/IndexSchema.swift Caching/Store/UseLog.swift Caching/Store/StoreHealth.swift
+// sources: Caching/JournalFormat.swift Caching/JournalIndex.swift Caching/JournalNotes.swift Support/FileStamp.swift Caching/OutputIndex.swift Caching/CacheRecord.swift Caching/FileIndex.swift Caching/CacheLayout.swift Support/ContentDigest.swift Support/Cancellation.swift Model/OutputFormat.swift Model/PathText.swift Support/DescriptorIO.swift Support/LockedFile.swift Support/TemporaryFile.swift Support/TemporaryFiles.swift Support/TemporaryName.swift Support/TemporarySweeper.swift Caching/Store/IndexDatabase.swift Caching/Store/IndexDatabase+Opening.swift Caching/Store/IndexSchema.swift Caching/Store/UseLog.swift Caching/Store/StoreHealth.swift Caching/Store/Generation.swift
 // swiftpm: Crypto CSQLite
 import Foundation
 
-// The journal's reader is what is fuzzed (`JournalIndex` and the `JournalSource` and
-// `JournalEntry` decoders); the writer (`JournalNotes`) makes well-formed journals to damage.
-// The other sources are there because those files also hold what a run opens the journal with
-// (`CacheFolderStamps(of:files:)`, `FileIndex`, the database): none of it runs here.
+// The journal's reader is what is fuzzed: `JournalIndex.Entries`, which takes or leaves out
+// each row of `journal_entries` as read, and the `JournalEntry` readers over what it took. The
+// writer (`JournalNotes`) makes well-formed rows to damage. The other sources are there because
+// those files also hold what a run loads the journal with (`JournalIndex.load`, `FileIndex`,
+// the database): none of it runs here.
 
-/// The warm journal's reader over any bytes, as a cache folder that another process, another
+/// The warm journal's reader over any rows, as a database that another process, another
 /// machine or a bad disk wrote may hold them.
 ///
-/// Every mutation breaks the journal's SHA-256, and few make its header; so each input is also
-/// read resealed (its last 32 bytes made the checksum of the rest), and it is also turned into
-/// a well-formed journal (its bytes giving the paths, keys, templates, rows and numbers), which
-/// must read back, then damaged by its own bytes, resealed, and read again.
+/// Each input is read as rows of its own (a length byte, then the proof; keys and hashes from
+/// the bytes after), and is also turned into well-formed rows (its bytes giving the paths,
+/// keys, templates, rows and numbers), which must all be taken, then damaged by its own bytes
+/// and read again.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWarmJournal(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let bytes = [UInt8](UnsafeRawBufferPointer(start: start, count: count))
-    readEverything(bytes)
-    readEverything(resealed(bytes))
-    let written = journal(from: bytes)
-    precondition(JournalIndex(bytes: written) != nil, "a journal written does not read back")
-    readEverything(written)
+    readEverything(rows(cutting: bytes), sources: 1 + Int(bytes.first ?? 0) % 4)
+    let (written, sources) = journal(from: bytes)
+    var entries = JournalIndex.Entries(sourceCount: sources)
+    for row in written {
+        let taken = row.key.withUnsafeBytes { key in row.proof.withUnsafeBytes { entries.add(hash: row.hash, key: key, proof: $0) } }
+        precondition(taken, "a row written is not taken")
+    }
+    readEverything(written, sources: sources)
     var damaged = written
     var pairs = bytes.makeIterator()
-    while let at = pairs.next(), let value = pairs.next() {
-        let position = (Int(at) * 7919 + Int(value)) % damaged.count
-        damaged[position] ^= value | 1
+    while !damaged.isEmpty, let at = pairs.next(), let value = pairs.next() {
+        let index = Int(at) % damaged.count
+        var proof = damaged[index].proof
+        if value & 1 == 1, !proof.isEmpty {
+            proof[(Int(at) * 7919 + Int(value)) % proof.count] ^= value
+        } else {
+            proof = Array(proof.prefix(Int(value) % (proof.count + 1)))
+        }
+        damaged[index].proof = proof
     }
-    readEverything(resealed(damaged))
+    readEverything(damaged, sources: sources)
     return 0
 }
 
-/// Reads `bytes` as a run reads a journal: the index, every source and entry, every lookup.
-func readEverything(_ bytes: [UInt8]) {
-    guard let index = JournalIndex(bytes: bytes) else { return }
-    index.forEachRecord { _, _ in }
+/// A row of `journal_entries`, its journal aside.
+struct Row {
+    var hash: Int64
+    var key: [UInt8]
+    var proof: [UInt8]
+}
+
+/// Rows cut from `bytes`: a length byte and that many bytes of proof, then a key of 32.
+func rows(cutting bytes: [UInt8]) -> [Row] {
+    var rows: [Row] = []
+    var at = 0
+    while at < bytes.count {
+        let length = Int(bytes[at]) * 2
+        let proof = Array(bytes[min(at + 1, bytes.count)..<min(at + 1 + length, bytes.count)])
+        at += 1 + length
+        let key = Array(bytes[min(at, bytes.count)..<min(at + 32, bytes.count)])
+        at += 32
+        rows.append(Row(hash: Int64(rows.count) &* 0x9e37_79b9, key: key, proof: proof))
+    }
+    return rows
+}
+
+/// Reads `rows` as a run reads a journal of `sources` sources: every row offered, every
+/// entry taken read whole, every lookup made.
+func readEverything(_ rows: [Row], sources: Int) {
+    var entries = JournalIndex.Entries(sourceCount: sources)
+    for row in rows {
+        _ = row.key.withUnsafeBytes { key in row.proof.withUnsafeBytes { entries.add(hash: row.hash, key: key, proof: $0) } }
+    }
+    let stamp = FileStamp(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
+    let index = JournalIndex(
+        id: 1, identity: JournalIdentity(outPath: "/out", outDevice: 0, outInode: 0),
+        generations: JournalGenerations(files: 0, outputs: 0), lastUsed: 0,
+        sources: (0..<sources).map { JournalSource(path: "/src/\($0)", stamp: stamp, digest: [], written: 0) },
+        bytes: entries.bytes, offsets: entries.offsets)
     index.bytes.withUnsafeBytes { raw in
         let reader = JournalReader(bytes: raw)
-        for offset in index.sourceOffsets {
-            let decoded = JournalSource.decode(reader, at: offset, end: raw.count - JournalFormat.checkSize)
-            if let source = decoded?.0 {
-                var hash = JournalFormat.Hash()
-                hash.add(source.path.utf8)
-                _ = index.probeSources(hash: hash.value) { ordinal -> Int? in
-                    precondition(index.sourceOffsets.indices.contains(ordinal), "a source slot out of range")
-                    return nil
-                }
-            }
-        }
-        for template in index.templates {
-            precondition(template.offset + template.length <= raw.count, "a template past the end")
-        }
-        for probe in 0..<UInt64(min(index.entryCount, 64)) {
-            _ = index.probeEntries(hash: probe &* 0x9e37_79b9_7f4a_7c15) { found -> Int? in
-                _ = JournalEntry.record(reader, at: found)
-                _ = JournalEntry.path(reader, at: found)
-                _ = JournalEntry.row(reader, at: found)
-                precondition(index.templates.indices.contains(JournalEntry.template(reader, at: found)),
-                             "an entry's template out of range")
-                return nil
-            }
+        for offset in entries.offsets.map(Int.init) {
+            precondition(offset + JournalEntry.size(reader, at: offset) <= raw.count, "an entry past the end")
+            precondition(Int(reader.u32(offset + JournalEntry.sourceAt)) < sources, "a source out of range")
+            _ = JournalEntry.record(reader, at: offset)
+            _ = JournalEntry.path(reader, at: offset)
+            _ = JournalEntry.row(reader, at: offset)
+            _ = JournalEntry.isFor(template: "{row}.png", reader, at: offset)
+            let hash = reader.u64(offset)
+            precondition(index.probeEntries(hash: hash) { $0 == offset ? true : nil } == true, "an entry not found by its hash")
         }
     }
 }
 
-/// A well-formed journal made of `bytes`: up to four sources and eight entries.
-func journal(from bytes: [UInt8]) -> [UInt8] {
+/// Well-formed rows made of `bytes`: up to four sources and eight entries; and how many sources.
+func journal(from bytes: [UInt8]) -> (rows: [Row], sources: Int) {
     var input = bytes.makeIterator()
     func next() -> UInt8 { input.next() ?? 0 }
     func text(_ length: Int) -> String {
@@ -95,21 +122,12 @@ func journal(from bytes: [UInt8]) -> [UInt8] {
             recordStamp: stamp(), outStamp: stamp())
         notes.add(entry, source: source)
     }
-    let identity = JournalIdentity(outPath: "/out/" + text(Int(next() % 8)), outDevice: 1, outInode: 2,
-                                   cacheRoot: "/cache", cacheDevice: 3, cacheInode: 4)
-    let folders = CacheFolderStamps(stamps: (0..<CacheFolderStamps.count).map { _ in next() & 3 == 0 ? nil : stamp() },
-                                    filesGeneration: Int64(next()))
-    var written: [UInt8] = []
-    _ = notes.write(identity: identity, folders: folders, previous: nil) { chunk in
-        written += chunk
-        return true
-    }
-    return written
-}
-
-/// `bytes` with its last 32 bytes replaced by the SHA-256 of the rest (made 32 bytes longer
-/// first when shorter).
-func resealed(_ bytes: [UInt8]) -> [UInt8] {
-    let body = bytes.count >= JournalFormat.checkSize ? Array(bytes.dropLast(JournalFormat.checkSize)) : bytes
-    return body + body.withUnsafeBytes { JournalFormat.check($0) }
+    var rows: [Row] = []
+    var count = 0
+    notes.rows(previous: nil, source: { _, _ in count += 1 }, entry: { entry in
+        let reader = JournalReader(bytes: entry)
+        rows.append(Row(hash: reader.i64(0), key: Array(entry[JournalEntry.keyAt..<JournalEntry.proofAt]),
+                        proof: Array(entry[JournalEntry.proofAt...])))
+    })
+    return (rows, count)
 }

@@ -87,6 +87,6 @@ struct CacheFullTests {
         for index in 0..<6 {
             #expect(try space.pixels("u\(index).png").width == 64)
         }
-        #expect((report.summary.cache?["not_stored"] ?? 0) > 0, "\(String(describing: report.summary.cache))")
+        #expect((report.summary.cache?["not_stored"] ?? 0) > 0, "\(String(describing: report.summary.cache)) \(run.result.stderr)")
     }
 }

@@ -57,7 +57,7 @@ struct IndexDatabaseTests {
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         #expect(database.isOn)
         let tables = Self.tables(database)
-        #expect(tables == ["files", "generations", "journals", "recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "journal_entries", "journal_sources", "journals", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         var mode = ""
@@ -80,7 +80,8 @@ struct IndexDatabaseTests {
             let database = IndexDatabase(path: folder.file("index-\(index).db").path, readOnly: false) { _ in }
             defer { database.close() }
             let files = FileIndex(index: database, uses: UseLog(index: database), looksOnly: false)
-            return try #require(files.generation())
+            #expect(try #require(Generation("outputs", in: database).current()) > 0)
+            return try #require(files.generation.current())
         }
         #expect(starts[0] != starts[1], "\(starts)")
         #expect(starts.allSatisfy { $0 > 0 })
@@ -237,7 +238,8 @@ struct IndexDatabaseTests {
             // Schema 1 as a thumbgen of that version made it: its steps only.
             let database = IndexDatabase(path: path, readOnly: false) { _ in }
             for statement in ["DROP TRIGGER files_removed", "DROP TABLE files", "DROP TABLE generations",
-                              "DROP TABLE journals", "DROP TABLE uses"] {
+                              "DROP TABLE journals", "DROP TABLE journal_sources", "DROP TABLE journal_entries",
+                              "DROP TABLE uses"] {
                 #expect(database.execute(statement), "\(statement)")
             }
             database.execute("PRAGMA user_version = 1")
@@ -246,7 +248,7 @@ struct IndexDatabaseTests {
         let warnings = Warnings()
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         let tables = Self.tables(database)
-        #expect(tables == ["files", "generations", "journals", "recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "journal_entries", "journal_sources", "journals", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         #expect(Self.urls(database) == ["https://e.test/a.jpg"])

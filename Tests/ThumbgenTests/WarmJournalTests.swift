@@ -37,10 +37,17 @@ struct WarmJournalTests {
     /// Waits until files written now are old enough for their stamps to be trusted.
     static func settle() async throws { try await Task.sleep(for: .milliseconds(1100)) }
 
-    static func journals(_ space: Workspace) -> [URL] {
-        let folder = space.cache.appendingPathComponent("v1/journals")
-        return ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            .map { folder.appendingPathComponent($0) }
+    /// The `--out` folders the cache's warm journals are of.
+    static func journals(_ space: Workspace) -> [String] {
+        CacheFiles(root: space.cache).texts("SELECT out_path FROM journals")
+    }
+
+    /// Every row of the cache's warm journals, as text.
+    static func journalRows(_ space: Workspace) -> [String] {
+        let files = CacheFiles(root: space.cache)
+        return files.texts("SELECT id, out_path, files_generation, outputs_generation, last_used FROM journals")
+            + files.texts("SELECT journal, ordinal, path, size, mtime, hex(digest), written FROM journal_sources ORDER BY 1, 2")
+            + files.texts("SELECT journal, hash, hex(key), hex(proof) FROM journal_entries ORDER BY 1, 2")
     }
 
     /// What a report says of each row, timings aside.
@@ -164,31 +171,34 @@ struct WarmJournalTests {
     @Test("A damaged, truncated or foreign journal is ignored, and the run is right")
     func damagedJournal() async throws {
         let (space, slow) = try await Self.warmedUp()
-        let journal = try #require(Self.journals(space).first)
-        let whole = try Data(contentsOf: journal)
-        var flipped = whole
-        flipped[whole.count / 2] ^= 0x01
-        // Another version's journal, whole and with a valid checksum.
-        var foreign = [UInt8](whole.dropLast(32))
-        foreign[16] = 99
-        foreign += foreign.withUnsafeBytes(JournalFormat.check)
-        for damaged in [flipped, whole.prefix(whole.count - 7), whole.prefix(40), Data(), Data(foreign)] {
-            try damaged.write(to: journal)
+        let damages = [
+            "UPDATE journal_entries SET proof = substr(proof, 1, length(proof) - 7)",
+            "UPDATE journal_entries SET proof = randomblob(length(proof))",
+            "UPDATE journal_entries SET proof = x''",
+            "UPDATE journal_entries SET key = randomblob(32)",
+            "UPDATE journal_sources SET digest = x'00'",
+            "UPDATE journal_sources SET ordinal = ordinal + 1000",
+            "DELETE FROM journal_sources",
+            "UPDATE journals SET out_inode = out_inode + 1",
+            "UPDATE journals SET files_generation = 0, outputs_generation = 0",
+        ]
+        for damage in damages {
+            try CacheFiles(root: space.cache).execute(damage)
             let run = try await space.run(manifest: Self.manifest)
-            #expect(run.status == 0, "\(run.result.stderr)")
-            #expect(Self.facts(run.report) == Self.facts(slow))
+            #expect(run.status == 0, "\(damage): \(run.result.stderr)")
+            #expect(Self.facts(run.report) == Self.facts(slow), "\(damage)")
         }
         // Written whole again by the last run: the next one is served as before.
         let run = try await space.run(manifest: Self.manifest)
         #expect(Self.facts(run.report) == Self.facts(slow))
+        #expect(Self.journals(space).count == 1)
     }
 
     @Test("Another --out folder's journal, or the same journal in another cache, is not trusted")
     func foreignFolders() async throws {
         let (space, slow) = try await Self.warmedUp()
-        let journal = try #require(Self.journals(space).first)
         // Another --out with the same names, three of them other bytes of the same sizes,
-        // given this journal under its own name.
+        // given this journal as its own.
         let other = space.folder.file("other")
         try FileManager.default.copyItem(at: space.out, to: other)
         for name in ["a-40x20.png", "a-20x10.png", "b-20x13.jpg"] {
@@ -197,9 +207,18 @@ struct WarmJournalTests {
             try bytes.write(to: other.appendingPathComponent(name))
         }
         let real = try #require(realpath(other.path, nil))
-        let name = ContentDigest.of(text: String(cString: real))
+        let otherPath = String(cString: real)
         free(real)
-        try FileManager.default.copyItem(at: journal, to: journal.deletingLastPathComponent().appendingPathComponent(name))
+        let folder = try #require(FileStamp.of(otherPath))
+        let files = CacheFiles(root: space.cache)
+        try files.execute("""
+            INSERT INTO journals (out_path, out_device, out_inode, files_generation, outputs_generation, last_used)
+            SELECT ?, ?, ?, files_generation, outputs_generation, last_used FROM journals
+            """, [.text(otherPath), .integer(Int64(bitPattern: folder.device)), .integer(Int64(bitPattern: folder.inode))])
+        let copied = "(SELECT id FROM journals WHERE out_path = ?)"
+        try files.execute("INSERT INTO journal_sources SELECT \(copied), ordinal, path, device, inode, size, mtime, ctime, digest, written FROM journal_sources", [.text(otherPath)])
+        try files.execute("INSERT INTO journal_entries SELECT \(copied), hash, key, proof FROM journal_entries", [.text(otherPath)])
+        #expect(Self.journals(space).count == 2)
         let url = try space.folder.write(Self.manifest, to: "manifest.csv")
         let report = space.folder.file("other.json")
         var result = try await CLIRunner.run([url.path, "--out", other.path, "--report", report.path],
@@ -209,7 +228,7 @@ struct WarmJournalTests {
         #expect(rows.map(\.status) == ["written", "written", "unchanged", "written"])
         #expect(rows.map(\.sha256) == slow.rows.map(\.sha256))
 
-        // The whole cache copied elsewhere: its journal names the first cache.
+        // The whole cache copied elsewhere: its records are other files, its journal the same.
         let copy = space.folder.file("cache-copy")
         try FileManager.default.copyItem(at: space.cache, to: copy)
         result = try await CLIRunner.run([url.path, "--out", space.out.path, "--report", report.path],
@@ -236,12 +255,11 @@ struct WarmJournalTests {
     @Test("A dry run reads the journal and leaves it as it is")
     func dryRun() async throws {
         let (space, _) = try await Self.warmedUp()
-        let journal = try #require(Self.journals(space).first)
-        let before = try Data(contentsOf: journal)
+        let before = Self.journalRows(space)
         let run = try await space.run(manifest: Self.manifest, ["--dry-run"])
         #expect(run.status == 0, "\(run.result.stderr)")
         #expect(run.report?.rows.map(\.plan) == ["keep", "keep", "keep", "keep"])
-        #expect(try Data(contentsOf: journal) == before)
+        #expect(Self.journalRows(space) == before)
     }
 
     @Test("After cache clear or prune, the outputs in place are rendered again, as without a journal")
@@ -287,28 +305,25 @@ struct WarmJournalTests {
         try CacheFiles(root: space.cache).execute("UPDATE journals SET last_used = ?", [.real(date.timeIntervalSince1970)])
     }
 
-    /// When the journal at `journal` was last used, as the cache's database says.
-    static func journalUse(_ space: Workspace, _ journal: URL) -> Date? {
-        guard let cache = ThumbnailCache(lookingAt: space.cache) else { return nil }
-        return WarmJournal.lastUse(of: journal.path, in: cache.index).map { Date(timeIntervalSince1970: $0) }
+    /// When the journal of `space`'s `--out` was last used, as the cache's database says.
+    static func journalUse(_ space: Workspace) -> Date? {
+        guard let cache = ThumbnailCache(lookingAt: space.cache), let real = realpath(space.out.path, nil) else { return nil }
+        defer { free(real) }
+        return WarmJournal.lastUse(ofJournalFor: String(cString: real), in: cache.index).map { Date(timeIntervalSince1970: $0) }
     }
 
     @Test("Records the journal serves are not touched: the journal's use, a row of the database, is their last use, which prune reads")
     func journalMarksUse() async throws {
         let (space, _) = try await Self.warmedUp()
-        let journal = try #require(Self.journals(space).first)
         // Every record looks unused for years; the journal is marked used by the next run.
         try Self.age(records: space, to: Self.old)
         try Self.age(journals: space, to: Self.old)
-        let before = try Data(contentsOf: journal)
-        let written = try #require(FileManager.default.attributesOfItem(atPath: journal.path)[.modificationDate] as? Date)
+        let before = Self.journalRows(space).dropFirst()
         let served = try await space.run(manifest: Self.manifest)
         #expect(served.report?.rows.map(\.cache) == ["hit", "hit", "hit", "hit"])
-        #expect(try Data(contentsOf: journal) == before)
-        let marked = try #require(Self.journalUse(space, journal))
+        #expect(Self.journalRows(space).dropFirst() == before, "the journal was written again")
+        let marked = try #require(Self.journalUse(space))
         #expect(abs(marked.timeIntervalSinceNow) < 60)
-        // The use is a row of the database: the journal file is not touched.
-        #expect(try FileManager.default.attributesOfItem(atPath: journal.path)[.modificationDate] as? Date == written)
         let record = try #require(FileManager.default.enumerator(atPath: space.cache.appendingPathComponent("v1/outputs").path)?
             .compactMap { $0 as? String }.first { $0.count > 3 })
         let recordDate = try #require(FileManager.default.attributesOfItem(

@@ -60,11 +60,8 @@ struct WarmJournalUnitTests {
         #expect(third.counts?.kept == 3 && third.counts?.fresh == 0)
         #expect(third.results.map(\.jsonRecord) == second.results.map(\.jsonRecord))
 
-        // A journal whose bytes were damaged is not read: the slow path proves the rows again.
-        let journal = try #require(WarmJournal(cache: try ThumbnailCache(directory: cache), outputDirectory: out))
-        var bytes = try Data(contentsOf: URL(fileURLWithPath: journal.path))
-        bytes[bytes.count / 3] ^= 0x40
-        try bytes.write(to: URL(fileURLWithPath: journal.path))
+        // A journal whose entries were damaged is not read: the slow path proves the rows again.
+        try CacheFiles(root: cache).execute("UPDATE journal_entries SET proof = substr(proof, 1, 100)")
         let fourth = try Self.run(requests, out: out, cache: cache)
         #expect(fourth.counts?.kept == 0 && fourth.counts?.fresh == 3)
         #expect(fourth.results.map(\.jsonRecord) == second.results.map(\.jsonRecord))
@@ -112,9 +109,8 @@ struct WarmJournalUnitTests {
             let opened = try ThumbnailCache(directory: cache)
             defer { opened.close() }
             let journal = try #require(WarmJournal(cache: opened, outputDirectory: out))
-            let bytes = try #require(WarmJournal.read(journal.path))
-            let index = try #require(JournalIndex(bytes: bytes))
-            return (index.folders.filesGeneration, try #require(opened.files.generation()))
+            let index = try #require(JournalIndex.load(outPath: journal.outPath, from: opened.index))
+            return (index.generations.files, try #require(opened.files.generation.current()))
         }
 
         // A new source, hashed and written by the run that saves the journal.
@@ -141,17 +137,68 @@ struct WarmJournalUnitTests {
         var configuration = PipelineConfiguration(outputDirectory: out)
         configuration.cache = try ThumbnailCache(directory: cache)
         let pipeline = try Pipeline(configuration: configuration, onResult: { _ in })
-        let seen = try #require(configuration.cache?.files.generationSinceTracked())
+        let seen = try #require(configuration.cache?.files.generation.sinceTracked())
         #expect(database.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'"))
         database.close()
         more.forEach(pipeline.submit)
         pipeline.waitUntilFinished()
-        #expect(configuration.cache?.files.generationSinceTracked() == nil)
+        #expect(configuration.cache?.files.generation.sinceTracked() == nil)
         let raced = try generations()
         #expect(raced.journal == seen, "\(raced) \(seen)")
     }
 
-    @Test("A journal read back whole is the journal written; one cut anywhere is refused")
+    @Test("Another process's change of an output record makes the journal check each record's stamp: one replaced is proved again, the others still served")
+    func recordsGeneration() async throws {
+        let (folder, requests, out, cache, proved) = try await Self.journaled("journal-records")
+        defer { withExtendedLifetime(folder) {} }
+        #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
+
+        // Another process raises the generation (as it would before writing a record of its own).
+        try CacheFiles(root: cache).execute("UPDATE generations SET value = value + 1 WHERE name = 'outputs'")
+        var checked = try Self.run(requests, out: out, cache: cache)
+        #expect(checked.counts?.kept == 3 && checked.counts?.fresh == 0)
+        #expect(checked.results.map(\.jsonRecord) == proved.map(\.jsonRecord))
+
+        // One record replaced by another file with the same bytes (a render of its own).
+        let record = try #require(CacheFiles(root: cache).entries("outputs").first)
+        let bytes = try Data(contentsOf: record)
+        try FileManager.default.removeItem(at: record)
+        try bytes.write(to: record)
+        try CacheFiles(root: cache).execute("UPDATE generations SET value = value + 1 WHERE name = 'outputs'")
+        checked = try Self.run(requests, out: out, cache: cache)
+        #expect(checked.counts?.kept == 2 && checked.counts?.fresh == 1)
+        #expect(checked.results.map(\.jsonRecord) == proved.map(\.jsonRecord))
+        // That run saved the generation it saw: the next is served whole again.
+        #expect(try Self.run(requests, out: out, cache: cache).counts?.kept == 3)
+    }
+
+    @Test("A run that writes output records raises the outputs generation before and after, and its own journal keeps its trust")
+    func ownRecordChanges() async throws {
+        let (folder, requests, out, cache, _) = try await Self.journaled("journal-own-records")
+        defer { withExtendedLifetime(folder) {} }
+        func generation() throws -> Int64 {
+            let opened = try #require(ThumbnailCache(lookingAt: cache))
+            return try #require(opened.outputs.changes.generation.current())
+        }
+        let before = try generation()
+        // A fourth row: a new output, rendered and recorded by this run.
+        var more = requests
+        var spec = ThumbnailSpec()
+        spec.box = TargetBox(width: 15, height: nil)
+        more.append(ThumbnailRequest(row: 5, id: "5", sourceText: "a.png", source: requests[0].source,
+                                     outTemplate: "{name}-{w}x{h}.png", spec: spec))
+        let grown = try Self.run(more, out: out, cache: cache)
+        #expect(grown.results.last?.status == .written)
+        #expect(try generation() == before + 2)
+        let opened = try ThumbnailCache(directory: cache)
+        let journal = try #require(WarmJournal(cache: opened, outputDirectory: out))
+        let saved = try #require(JournalIndex.load(outPath: journal.outPath, from: opened.index))
+        opened.close()
+        #expect(saved.generations.outputs == before + 2)
+        #expect(try Self.run(more, out: out, cache: cache).counts?.kept == 3)
+    }
+
+    @Test("A journal's rows read back are what was noted; a proof cut anywhere is not whole")
     func roundTrip() throws {
         let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)
         let source = JournalSource(path: "/src/a.png", stamp: stamp, digest: [UInt8](repeating: 7, count: 32),
@@ -164,24 +211,28 @@ struct WarmJournalUnitTests {
             recordStamp: stamp, outStamp: stamp)
         var notes = JournalNotes()
         notes.add(entry, source: source)
-        let identity = JournalIdentity(outPath: "/out", outDevice: 1, outInode: 2, cacheRoot: "/cache",
-                                       cacheDevice: 3, cacheInode: 4)
-        let folders = CacheFolderStamps(stamps: [FileStamp?](repeating: stamp, count: CacheFolderStamps.count),
-                                        filesGeneration: 42)
-        var written: [UInt8] = []
-        #expect(notes.write(identity: identity, folders: folders, previous: nil) { written += $0; return true })
-        let index = try #require(JournalIndex(bytes: written))
-        #expect(index.identity == identity && index.folders == folders && index.entryCount == 1)
-        let found = index.bytes.withUnsafeBytes { raw in
-            index.probeEntries(hash: entry.hash) { offset in JournalEntry.record(JournalReader(bytes: raw), at: offset) }
+        var sources: [JournalSource] = []
+        var entries: [[UInt8]] = []
+        notes.rows(previous: nil, source: { sources.append($1) }, entry: { entries.append(Array($0)) })
+        #expect(sources == [source] && entries.count == 1)
+        let written = try #require(entries.first)
+        let identity = JournalIdentity(outPath: "/out", outDevice: 1, outInode: 2)
+        let index = JournalIndex(id: 1, identity: identity, generations: JournalGenerations(files: 42, outputs: 43),
+                                 lastUsed: 0, sources: sources, bytes: written, offsets: [0])
+        let found = index.bytes.withUnsafeBytes { raw -> (OutputRecord?, String, Int64?, Bool)? in
+            index.probeEntries(hash: entry.hash) { offset in
+                let reader = JournalReader(bytes: raw)
+                return (JournalEntry.record(reader, at: offset), JournalEntry.path(reader, at: offset),
+                        JournalEntry.row(reader, at: offset), JournalEntry.isFor(template: "{row}.png", reader, at: offset))
+            }
         }
-        #expect(found == record)
-        let readSource = index.bytes.withUnsafeBytes { raw in
-            JournalSource.decode(JournalReader(bytes: raw), at: index.sourceOffsets[0], end: raw.count)?.0
+        #expect(found?.0 == record && found?.1 == "7.png" && found?.2 == 7 && found?.3 == true)
+        #expect(index.source(at: "/src/a.png") == 0)
+        let proof = Array(written[JournalEntry.proofAt...])
+        #expect(proof.withUnsafeBytes(JournalEntry.isWhole))
+        for cut in [0, 1, 40, proof.count / 2, proof.count - 1] {
+            #expect(!Array(proof.prefix(cut)).withUnsafeBytes(JournalEntry.isWhole), "cut at \(cut)")
         }
-        #expect(readSource == source)
-        for cut in [0, 1, 72, written.count / 2, written.count - 33, written.count - 1] {
-            #expect(JournalIndex(bytes: Array(written.prefix(cut))) == nil, "cut at \(cut)")
-        }
+        #expect(!(proof + [0]).withUnsafeBytes(JournalEntry.isWhole))
     }
 }

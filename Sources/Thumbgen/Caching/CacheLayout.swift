@@ -5,10 +5,9 @@ import Foundation
 ///
 ///     ROOT/v1/blobs/ab/abcd…   content-addressed bytes (sources and outputs), named by SHA-256
 ///     ROOT/v1/outputs/ab/…     output records, named by output key
-///     ROOT/v1/journals/…       the warm journal of each --out folder
 ///     ROOT/v1/tmp/             files being written, renamed into place when whole
 ///     ROOT/index.db            everything else: URL and local-file rows, recipe histories,
-///                              runs, uses (`IndexDatabase`, `IndexSchema`)
+///                              runs, uses, warm journals (`IndexDatabase`, `IndexSchema`)
 ///
 /// One file per blob or output record, as Bazel's disk cache and git's object store do it: every write is a
 /// temporary file and a rename, so readers see whole entries or none, processes on one machine

@@ -32,6 +32,9 @@ extension CacheMaintenance {
         }
         let moved = aside.path + "/v1"
         if rename(layout.base, moved) == 0 {
+            // Raised again once the records are gone: a journal saved against the generation
+            // `clearIndex` raised may have read them before.
+            cache.outputs.changes.generation.raise()
             let tree = layout.tree(moved)
             result.files += tree.files
             result.bytes += tree.bytes

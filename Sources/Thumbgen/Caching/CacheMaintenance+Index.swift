@@ -124,9 +124,11 @@ extension CacheMaintenance {
         var runs = 0
         cache.index.query("SELECT count(*) FROM runs") { row in runs = Int(row.integer(0)) }
         let cleared = cache.index.transaction { transaction in
-            for table in ["urls", "files", "recipes", "runs", "uses", "journals"] {
+            for table in ["urls", "files", "recipes", "runs", "uses", "journals", "journal_sources", "journal_entries"] {
                 transaction.execute("DELETE FROM \(table)")
             }
+            // The output records go too: a journal another run saves later is not trusted with them.
+            _ = cache.outputs.changes.generation.raise(in: &transaction)
         }
         guard cleared else { return (0, 0) }
         return (units.count + runs, units.reduce(0) { $0 + $1.size })

@@ -54,7 +54,7 @@ extension CacheMaintenance {
         }
         var units: [Unit] = []
         var references: [String: Int] = [:]
-        let journals = JournalUse(layout: layout, database: cache.index)
+        let journals = JournalUse(database: cache.index)
         let recorded = recordedUses()
         for entry in layout.entries(.outputs) {
             let blob = record(entry).flatMap(Self.blob(namedBy:))
@@ -104,6 +104,7 @@ extension CacheMaintenance {
             }
         }
         result.remaining = total
+        cache.outputs.changes.settle()
         return result
     }
 
@@ -120,6 +121,7 @@ extension CacheMaintenance {
     /// Removes one entry and counts it; false when it was left alone because a run is using it.
     private func remove(_ entry: CacheLayout.Entry, kind: CacheLayout.Kind,
                         total: inout Int64, result: inout PruneResult) -> Bool {
+        if kind == .outputs { cache.outputs.changes.willChange() }
         switch layout.remove(entry) {
         case .removed:
             result.removed[kind] += 1

@@ -27,8 +27,10 @@ extension CacheMaintenance {
         for entry in layout.entries(.outputs) {
             result.checked.outputs += 1
             guard !isSound(entry) else { continue }
+            cache.outputs.changes.willChange()
             if layout.remove(entry) == .removed { result.removed.outputs += 1 }
         }
+        cache.outputs.changes.settle()
         verifyIndex(into: &result)
         return result
     }

@@ -81,7 +81,7 @@ public struct CacheMaintenance: Sendable {
     /// Counts entries and bytes per kind, and reads the run log.
     public func stats() -> Stats {
         var stats = Stats(directory: cache.directory)
-        let journals = JournalUse(layout: layout, database: cache.index)
+        let journals = JournalUse(database: cache.index)
         func count(_ kind: CacheLayout.Kind, size: Int64, lastUse: Double) {
             stats.entries[kind] += 1
             stats.bytes[kind] += size

@@ -14,9 +14,10 @@ final class FileIndex: Sendable {
     private let looksOnly: Bool
     /// The digests hashed and not yet written.
     private let pending = Mutex(Pending())
-    /// The generation as this process left it, while every change since `trackGeneration` was
-    /// its own; nil once another process changed the table, or a write failed.
-    private let ownGeneration = Mutex<Int64?>(nil)
+    /// The table's generation: raised by every transaction that writes or removes a row
+    /// (`write`, and the `files_removed` trigger), so that while it is what a warm journal saw,
+    /// every row is the one it read.
+    let generation: Generation
 
     /// Digests found by hashing and not yet written.
     private struct Pending {
@@ -86,6 +87,7 @@ final class FileIndex: Sendable {
         self.index = index
         self.uses = uses
         self.looksOnly = looksOnly
+        generation = Generation("files", in: index)
     }
 
     /// The digest of the file at `file` if its stamp is on record and unchanged; nil otherwise
@@ -122,30 +124,6 @@ final class FileIndex: Sendable {
         var written: Int64?
         index.query("SELECT written FROM files WHERE path = ?", [.text(file)]) { written = $0.integer(0) }
         return written
-    }
-
-    /// The table's generation now: raised by every transaction that writes or removes a row, so
-    /// that while it is what a warm journal saw, every row is the one it read. Nil without a
-    /// database.
-    func generation() -> Int64? {
-        var value: Int64?
-        index.query("SELECT value FROM generations WHERE name = 'files'") { value = $0.integer(0) }
-        return value
-    }
-
-    /// `generation()`, from which on this process counts its own changes (`ownGeneration`).
-    func trackGeneration() -> Int64? {
-        let value = generation()
-        ownGeneration.withLock { $0 = value }
-        return value
-    }
-
-    /// The generation now, when every change to the table since `trackGeneration` was this
-    /// process's own; nil when another process changed it, or it was not tracked. A warm journal
-    /// saved with it is not made to check each row again by its own run's writes: they replaced
-    /// only rows of files whose stamps changed, which its sources' stamps no longer match.
-    func generationSinceTracked() -> Int64? {
-        ownGeneration.withLock { $0 }
     }
 
     /// The digest of the file at `file`: from the table when its stamp is unchanged, else by
@@ -198,8 +176,7 @@ final class FileIndex: Sendable {
         let now = Date().timeIntervalSince1970
         var before: Int64?
         let written = index.transaction { transaction in
-            transaction.query("SELECT value FROM generations WHERE name = 'files'") { before = $0.integer(0) }
-            transaction.execute("UPDATE generations SET value = value + 1 WHERE name = 'files'")
+            before = generation.raise(in: &transaction)
             for (file, row) in rows {
                 transaction.execute("""
                     INSERT OR REPLACE INTO files (path, device, inode, size, mtime_s, mtime_ns, digest, written, last_used)
@@ -207,9 +184,6 @@ final class FileIndex: Sendable {
                     """, [.text(file)] + row.stamp.values + [.text(row.digest), .real(now)])
             }
         }
-        ownGeneration.withLock { own in
-            guard written, let before, own == before else { return own = nil }
-            own = before + 1
-        }
+        generation.raised(from: before, committed: written)
     }
 }

@@ -1,34 +1,12 @@
-import Crypto
 import Foundation
 
-/// The warm journal's file, version 2: little-endian binary, fixed-size fields so that a
-/// lookup reads them in place, and a SHA-256 of everything before it at the end, so that a
-/// torn, truncated or damaged file is never read as valid.
-///
-///     header    magic "thumbgen-journal" (16), version u32, sources u32, entries u32,
-///               out path length u32, cache root length u32, templates u32,
-///               --out folder device u64 and inode u64, cache `v1` device u64 and inode u64,
-///               the --out real path and the cache root, padded to 8
-///     records   `CacheFolderStamps`: the `files` generation i64, then 256 stamps of 40 bytes
-///               (all zero: none)
-///     sources   one `JournalSource` each: fixed part (88 bytes) + path, padded to 8
-///     templates the `out` templates entries name: length u32 + text, padded to 8
-///     entries   one `JournalEntry` each: fixed part (160 bytes) + [row] + out path, padded
-///     check     SHA-256 of all the bytes before it (32)
-///
-/// An entry is about 180 bytes: the whole journal of a 100,000-row run is held in memory.
+/// What the warm journal's rows hold beyond plain columns: the 64-bit hash an entry is found
+/// by, and an entry's proof, packed (`journal_entries.proof`). Packed because a warm run reads
+/// every entry of its journal before its first row: as one blob each, 100,000 entries scan in
+/// about 20 ms; as a column per field, in about 60 ms (docs/performance.md).
 enum JournalFormat {
-    static let magic = Array("thumbgen-journal".utf8)
-    static let version: UInt32 = 2
-    static let headerSize = 72
-    static let sourceSize = 88
-    static let entrySize = 160
-    static let checkSize = 32
-    /// A journal over this size is not written (nor read): the slow path is always right.
-    static let maxBytes = 1 << 30
-
     /// 64-bit FNV-1a, stable from process to process (Swift's `Hasher` is seeded per
-    /// process): what the file's lookups are keyed by.
+    /// process): what entries are found by.
     struct Hash {
         private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
@@ -79,11 +57,6 @@ enum JournalFormat {
         default: nil
         }
     }
-
-    /// The SHA-256 the file ends with, over `bytes`.
-    static func check(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        Array(SHA256.hash(data: bytes))
-    }
 }
 
 /// Appends a journal's fields.
@@ -103,11 +76,6 @@ struct JournalWriter {
     /// changes only with its inode).
     mutating func recordStamp(_ stamp: FileStamp) {
         u64(stamp.inode); i64(stamp.modified); i64(stamp.changed)
-    }
-
-    /// Zeros up to the next multiple of 8.
-    mutating func pad() {
-        while bytes.count % 8 != 0 { bytes.append(0) }
     }
 }
 
@@ -144,44 +112,28 @@ struct JournalReader {
     }
 }
 
-/// What the journal knows of one local source: its stamp, its digest, and the generation that
-/// wrote the `files` row that gave the digest (`FileIndex.Known.written`).
-struct JournalSource: Equatable {
+/// What the journal knows of one local source (a row of `journal_sources`): its stamp, its
+/// digest, and the generation that wrote the `files` row that gave the digest
+/// (`FileIndex.Known.written`).
+struct JournalSource: Equatable, Sendable {
     var path: String
     var stamp: FileStamp
     var digest: [UInt8]
     var written: Int64
-
-    func encode(into writer: inout JournalWriter) {
-        let path = Array(path.utf8)
-        writer.u32(UInt32(path.count)); writer.u32(0)
-        writer.stamp(stamp)
-        writer.raw(digest)
-        writer.i64(written)
-        writer.raw(path)
-        writer.pad()
-    }
-
-    /// Field offsets within the fixed part.
-    static let stampAt = 8, digestAt = 48, writtenAt = 80
-
-    /// The source at `offset`, and where the next one starts; nil when it runs past `end`.
-    static func decode(_ reader: JournalReader, at offset: Int, end: Int) -> (JournalSource, next: Int)? {
-        guard offset + JournalFormat.sourceSize <= end else { return nil }
-        let length = Int(reader.u32(offset))
-        let next = (offset + JournalFormat.sourceSize + length + 7) & ~7
-        guard next <= end else { return nil }
-        let source = JournalSource(
-            path: reader.string(offset + JournalFormat.sourceSize, length), stamp: reader.stamp(offset + stampAt),
-            digest: Array(reader.bytes[(offset + digestAt)..<(offset + digestAt + 32)]),
-            written: reader.i64(offset + writtenAt))
-        return (source, next)
-    }
 }
 
-/// What the journal knows of one output: the row it is for (source, output key, `out`
-/// template, and row number if the template names it), the output record it was served by,
-/// the stamp of that record's file (`v1/outputs/…`), and its file under `--out`, with its stamp.
+/// What the journal knows of one output (a row of `journal_entries`): the row it is for
+/// (source, output key, `out` template, and row number if the template names it), the output
+/// record it was served by, the stamp of that record's file (`v1/outputs/…`), and its file
+/// under `--out`, with its stamp.
+///
+/// In memory an entry is its hash, its key and its proof, one after the other: the proof's
+/// fields are read in place (`JournalReader`) at these offsets, all little-endian.
+///
+///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
+///     52 height u32 · 56 template length u16 · 58 path length u16 · 60 format code u8 ·
+///     61 flags u8 (1: a row number follows) · 64 record SHA-256 (32) · 96 record stamp (24) ·
+///     120 --out file stamp (40) · 160 [row i64] · template · path
 struct JournalEntry: Equatable {
     var hash: UInt64
     var source: UInt32
@@ -193,51 +145,60 @@ struct JournalEntry: Equatable {
     var recordStamp: FileStamp
     var outStamp: FileStamp
 
-    /// Field offsets within the fixed part.
-    static let sourceAt = 8, bytesAt = 12, widthAt = 16, heightAt = 20, templateAt = 24, pathLengthAt = 26,
-               formatAt = 28, flagsAt = 29, keyAt = 32, shaAt = 64, recordStampAt = 96, outStampAt = 120
+    /// Field offsets.
+    static let keyAt = 8, proofAt = 40, sourceAt = 40, bytesAt = 44, widthAt = 48, heightAt = 52,
+               templateLengthAt = 56, pathLengthAt = 58, formatAt = 60, flagsAt = 61, shaAt = 64,
+               recordStampAt = 96, outStampAt = 120, fixedSize = 160
 
     /// Whether the entry fits the fixed fields (a huge output is simply not journaled).
     var fits: Bool {
         record.width <= Int(UInt32.max) && record.height <= Int(UInt32.max) && record.bytes <= Int(UInt32.max)
-            && path.utf8.count <= Int(UInt16.max) && key.count == 32
+            && path.utf8.count <= Int(UInt16.max) && template.utf8.count <= Int(UInt16.max) && key.count == 32
     }
 
-    /// Encodes the entry, naming its template by `templateIndex`.
-    func encode(into writer: inout JournalWriter, templateIndex: Int) {
-        let path = Array(path.utf8)
+    /// Appends the entry, in its in-memory form.
+    func encode(into writer: inout JournalWriter) {
+        let path = Array(path.utf8), template = Array(template.utf8)
         writer.u64(hash)
+        writer.raw(key)
         writer.u32(source); writer.u32(UInt32(record.bytes))
         writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
-        writer.raw([UInt8(templateIndex & 0xff), UInt8(templateIndex >> 8),
+        writer.raw([UInt8(template.count & 0xff), UInt8(template.count >> 8),
                     UInt8(path.count & 0xff), UInt8(path.count >> 8),
                     record.format.storedCode, row == nil ? 0 : 1, 0, 0])
-        writer.raw(key)
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
         writer.recordStamp(recordStamp)
         writer.stamp(outStamp)
         if let row { writer.i64(row) }
+        writer.raw(template)
         writer.raw(path)
-        writer.pad()
     }
 
-    /// Where the entry at `offset` ends (padded); nil when it runs past `end`.
-    static func end(_ reader: JournalReader, at offset: Int, end: Int) -> Int? {
-        guard offset + JournalFormat.entrySize <= end else { return nil }
-        let next = (offset + JournalFormat.entrySize + variableLength(reader, at: offset) + 7) & ~7
-        return next <= end ? next : nil
+    /// The size of the entry at `offset`, whose fixed part is known to be there.
+    static func size(_ reader: JournalReader, at offset: Int) -> Int {
+        fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+            + Int(reader.u16(offset + templateLengthAt)) + Int(reader.u16(offset + pathLengthAt))
     }
 
-    private static func variableLength(_ reader: JournalReader, at offset: Int) -> Int {
-        (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0) + Int(reader.u16(offset + pathLengthAt))
+    /// Whether `proof` (an entry's bytes from `proofAt` on, as stored) is whole: its length is
+    /// what its fixed fields say.
+    static func isWhole(proof: UnsafeRawBufferPointer) -> Bool {
+        guard proof.count >= fixedSize - proofAt else { return false }
+        let reader = JournalReader(bytes: proof)
+        let variable = (reader.bytes[flagsAt - proofAt] & 1 == 1 ? 8 : 0)
+            + Int(reader.u16(templateLengthAt - proofAt)) + Int(reader.u16(pathLengthAt - proofAt))
+        return proof.count == fixedSize - proofAt + variable
     }
 
-    /// The template index of the entry at `offset`.
-    static func template(_ reader: JournalReader, at offset: Int) -> Int { Int(reader.u16(offset + templateAt)) }
+    /// Whether the entry at `offset` is for `template`.
+    static func isFor(template: String, _ reader: JournalReader, at offset: Int) -> Bool {
+        let start = offset + fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+        return reader.equals(start, Int(reader.u16(offset + templateLengthAt)), template.utf8)
+    }
 
     /// The row the entry at `offset` is keyed by, if its template names `{row}`.
     static func row(_ reader: JournalReader, at offset: Int) -> Int64? {
-        reader.bytes[offset + flagsAt] & 1 == 1 ? reader.i64(offset + JournalFormat.entrySize) : nil
+        reader.bytes[offset + flagsAt] & 1 == 1 ? reader.i64(offset + fixedSize) : nil
     }
 
     /// The output record the entry at `offset` holds; nil for a format this version lacks.
@@ -250,7 +211,8 @@ struct JournalEntry: Equatable {
 
     /// The out path of the entry at `offset`.
     static func path(_ reader: JournalReader, at offset: Int) -> String {
-        let start = offset + JournalFormat.entrySize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+        let start = offset + fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+            + Int(reader.u16(offset + templateLengthAt))
         return reader.string(start, Int(reader.u16(offset + pathLengthAt)))
     }
 }

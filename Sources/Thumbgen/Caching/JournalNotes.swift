@@ -1,13 +1,11 @@
-import Crypto
 import Foundation
 
 /// What a run learns for the next journal, row by row: the previous journal's entries it found
-/// still true (kept by their offset, copied only when the file is written), and the outputs
+/// still true (kept by their offset, copied only when the journal is saved), and the outputs
 /// the planner proved up to date the slow way (encoded at once). Sources are shared by their
-/// entries, one per path; entries name them by token (their ordinal in the file written).
+/// entries, one per path; entries name them by token (their ordinal in the journal saved).
 struct JournalNotes {
-    /// A source of the next journal: one of the previous journal's (copied as it is), or one
-    /// the slow path proved.
+    /// A source of the next journal: one of the previous journal's, or one the slow path proved.
     private enum Source {
         case previous(ordinal: Int)
         case fresh(JournalSource)
@@ -19,12 +17,7 @@ struct JournalNotes {
     private var previousTokens: [Int: Int] = [:]
     /// Previous entries kept: offset, and the token of their source.
     private var kept: [(offset: Int32, token: UInt32)] = []
-    /// The `out` templates entries name, by index, and their indexes; the index each
-    /// previous template has now, by its index then.
-    private var templates: [String] = []
-    private var templateIndexes: [String: Int] = [:]
-    private var previousTemplates: [Int: Int] = [:]
-    /// One bit per 8 bytes of the previous journal: entries already kept (rows repeated).
+    /// One bit per 8 bytes of the previous journal's entries: those already kept (rows repeated).
     private var keptBits: [UInt64] = []
     /// Entries proved the slow way, encoded, in chunks: a first warm run notes every row, and
     /// one growing array would double (and copy) its way to the journal's size.
@@ -46,11 +39,7 @@ struct JournalNotes {
         if let known = previousTokens[ordinal] {
             token = known
         } else {
-            let path = index.bytes.withUnsafeBytes { raw in
-                let reader = JournalReader(bytes: raw)
-                let start = index.sourceOffsets[ordinal]
-                return reader.string(start + JournalFormat.sourceSize, Int(reader.u32(start)))
-            }
+            let path = index.sources[ordinal].path
             if let noted = tokens[path] {
                 token = noted
             } else {
@@ -60,32 +49,16 @@ struct JournalNotes {
             }
             previousTokens[ordinal] = token
         }
-        let old = index.bytes.withUnsafeBytes { JournalEntry.template(JournalReader(bytes: $0), at: offset) }
-        if previousTemplates[old] == nil {
-            let range = index.templates[old]
-            let text = index.bytes.withUnsafeBytes { JournalReader(bytes: $0).string(range.offset, range.length) }
-            guard let new = templateIndex(text) else { return }
-            previousTemplates[old] = new
-        }
         kept.append((Int32(offset), UInt32(token)))
-    }
-
-    /// The index of `template` in the next journal; nil when there are too many to name.
-    private mutating func templateIndex(_ template: String) -> Int? {
-        if let index = templateIndexes[template] { return index }
-        guard templates.count <= Int(UInt16.max) else { return nil }
-        templateIndexes[template] = templates.count
-        templates.append(template)
-        return templates.count - 1
     }
 
     /// Adds an entry proved the slow way, over `source`.
     mutating func add(_ entry: JournalEntry, source: JournalSource) {
-        guard entry.fits, let template = templateIndex(entry.template) else { return }
+        guard entry.fits else { return }
         var entry = entry
         entry.source = UInt32(token(for: source))
         var writer = JournalWriter()
-        entry.encode(into: &writer, templateIndex: template)
+        entry.encode(into: &writer)
         if fresh.isEmpty || fresh[fresh.count - 1].count + writer.bytes.count > Self.chunkSize {
             fresh.append([])
             fresh[fresh.count - 1].reserveCapacity(Self.chunkSize)
@@ -110,88 +83,51 @@ struct JournalNotes {
     /// Whether anything was noted.
     var isEmpty: Bool { kept.isEmpty && freshCount == 0 }
 
-    /// Whether the journal these notes would write says just what `previous` says: every one
-    /// of its entries kept, and its sources, in the same state (then it need not be written).
-    func repeats(_ previous: JournalIndex?, folders: CacheFolderStamps) -> Bool {
+    /// Whether the journal these notes would save says just what `previous` says: every one
+    /// of its entries kept, its sources in the same state, and the same generations (then it
+    /// need not be saved).
+    func repeats(_ previous: JournalIndex?, generations: JournalGenerations) -> Bool {
         guard let previous else { return false }
-        return freshCount == 0
-            && kept.count == previous.entryCount && sources.count == previous.sourceOffsets.count
-            && templates.count == previous.templates.count && folders == previous.folders
+        return freshCount == 0 && kept.count == previous.entryCount && sources.count == previous.sources.count
+            && generations == previous.generations
     }
 
     /// Entries of the previous journal found still true, and entries proved the slow way.
     var counts: (kept: Int, fresh: Int) { (kept.count, freshCount) }
 
-    /// Writes the journal to `write`, chunk by chunk (the checksum last); false when a chunk
-    /// could not be written or the journal would be too large.
-    func write(identity: JournalIdentity, folders: CacheFolderStamps, previous: JournalIndex?,
-               to write: (UnsafeRawBufferPointer) -> Bool) -> Bool {
-        var hasher = SHA256()
-        var total = 0
-        var chunk = JournalWriter()
-        // Hands `chunk` on once it is large (or `force`d), through the checksum.
-        func emit(force: Bool = false) -> Bool {
-            guard force || chunk.bytes.count >= 1 << 16 else { return true }
-            total += chunk.bytes.count
-            guard total <= JournalFormat.maxBytes else { return false }
-            let ok = chunk.bytes.withUnsafeBytes { bytes in
-                hasher.update(bufferPointer: bytes)
-                return write(bytes)
+    /// Hands the next journal's sources to `source`, by ordinal, then its entries to `entry`,
+    /// each in `JournalEntry`'s layout (valid only while `entry` runs).
+    func rows(previous: JournalIndex?, source: (Int, JournalSource) -> Void,
+              entry: (UnsafeRawBufferPointer) -> Void) {
+        for (ordinal, noted) in sources.enumerated() {
+            switch noted {
+            case .fresh(let fresh): source(ordinal, fresh)
+            case .previous(let old): if let previous { source(ordinal, previous.sources[old]) }
             }
-            chunk.bytes.removeAll(keepingCapacity: true)
-            return ok
         }
-        let outPath = Array(identity.outPath.utf8), cacheRoot = Array(identity.cacheRoot.utf8)
-        chunk.raw(JournalFormat.magic)
-        chunk.u32(JournalFormat.version)
-        chunk.u32(UInt32(sources.count)); chunk.u32(UInt32(kept.count + freshCount))
-        chunk.u32(UInt32(outPath.count)); chunk.u32(UInt32(cacheRoot.count)); chunk.u32(UInt32(templates.count))
-        chunk.u64(identity.outDevice); chunk.u64(identity.outInode)
-        chunk.u64(identity.cacheDevice); chunk.u64(identity.cacheInode)
-        chunk.raw(outPath); chunk.raw(cacheRoot); chunk.pad()
-        chunk.i64(folders.filesGeneration)
-        let none = FileStamp(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
-        for stamp in folders.stamps { chunk.stamp(stamp ?? none) }
-        let copied = (previous?.bytes ?? []).withUnsafeBytes { raw -> Bool in
+        var copy: [UInt8] = []
+        (previous?.bytes ?? []).withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
-            for source in sources {
-                switch source {
-                case .fresh(let fresh):
-                    fresh.encode(into: &chunk)
-                case .previous(let ordinal):
-                    guard let previous, let (old, _) = JournalSource.decode(
-                        reader, at: previous.sourceOffsets[ordinal], end: raw.count) else { return false }
-                    old.encode(into: &chunk)
-                }
-                guard emit() else { return false }
-            }
-            for template in templates {
-                let text = Array(template.utf8)
-                chunk.u32(UInt32(text.count))
-                chunk.raw(text)
-                chunk.pad()
-            }
             for (offset, token) in kept {
                 let start = Int(offset)
-                guard let end = JournalEntry.end(reader, at: start, end: raw.count) else { return false }
-                let base = chunk.bytes.count
-                chunk.raw(raw[start..<end])
-                var patch = JournalWriter()
-                patch.u32(token)
-                chunk.bytes.replaceSubrange((base + JournalEntry.sourceAt)..<(base + JournalEntry.sourceAt + 4), with: patch.bytes)
-                let template = previousTemplates[JournalEntry.template(reader, at: start)] ?? 0
-                chunk.bytes[base + JournalEntry.templateAt] = UInt8(template & 0xff)
-                chunk.bytes[base + JournalEntry.templateAt + 1] = UInt8(template >> 8)
-                guard emit() else { return false }
+                copy.removeAll(keepingCapacity: true)
+                copy += raw[start..<(start + JournalEntry.size(reader, at: start))]
+                withUnsafeBytes(of: token.littleEndian) {
+                    copy.replaceSubrange(JournalEntry.sourceAt..<(JournalEntry.sourceAt + 4), with: $0)
+                }
+                copy.withUnsafeBytes(entry)
             }
-            return true
         }
-        guard copied, emit(force: true) else { return false }
-        for bytes in fresh {
-            chunk.bytes = bytes
-            guard emit(force: true) else { return false }
+        for chunk in fresh {
+            chunk.withUnsafeBytes { raw in
+                let reader = JournalReader(bytes: raw)
+                var offset = 0
+                while offset < raw.count {
+                    let size = JournalEntry.size(reader, at: offset)
+                    entry(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
+                    offset += size
+                }
+            }
         }
-        let check = Array(hasher.finalize())
-        return check.withUnsafeBytes(write)
     }
 }

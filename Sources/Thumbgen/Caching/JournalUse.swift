@@ -3,32 +3,29 @@ import Foundation
 /// When the records the warm journals vouch for were last used.
 ///
 /// A warm run does not mark each record it serves from a journal used (100,000 uses cost a
-/// third of such a run, every ten minutes): the journal's use (its row in the database's
-/// `journals`) stands for the last use of every record its entries and sources name, since a
-/// journal is kept as it is only by a run that found every entry true (and is marked used then,
-/// `WarmJournal.save`), and is otherwise written anew. So a record's last use is the later of
-/// its own and that of the newest journal naming it. A journal that does not read whole and
-/// undamaged names nothing.
+/// third of such a run, every ten minutes): the journal's use (`journals.last_used`) stands for
+/// the last use of every record its entries and sources name, since a journal is kept as it is
+/// only by a run that found every entry true (and is marked used then, `WarmJournal.save`), and
+/// is otherwise written anew. So a record's last use is the later of its own and that of the
+/// newest journal naming it.
 struct JournalUse {
-    /// The latest journal time naming each output record (by key) and `files` row (by path),
+    /// The latest journal use naming each output record (by key) and `files` row (by path),
     /// in seconds since 1970.
     private var outputs: [String: Double] = [:]
     private var files: [String: Double] = [:]
 
-    /// What the journals in `layout` say, with their uses in `database`.
-    init(layout: CacheLayout, database: IndexDatabase) {
-        let folder = layout.base + "/journals"
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            let path = folder + "/" + name
-            guard let seconds = WarmJournal.lastUse(of: path, in: database),
-                  let bytes = WarmJournal.read(path), let index = JournalIndex(bytes: bytes) else { continue }
-            index.forEachRecord { kind, name in
-                switch kind {
-                case .outputs: outputs[name] = max(outputs[name] ?? 0, seconds)
-                case .files: files[name] = max(files[name] ?? 0, seconds)
-                default: break
-                }
-            }
+    /// What the journals in `database` say.
+    init(database: IndexDatabase) {
+        database.query("""
+            SELECT e.key, max(j.last_used) FROM journal_entries e JOIN journals j ON j.id = e.journal GROUP BY e.key
+            """) { row in
+            let key = row.withBytes(0) { ContentDigest.hex($0) }
+            outputs[key] = row.real(1)
+        }
+        database.query("""
+            SELECT s.path, max(j.last_used) FROM journal_sources s JOIN journals j ON j.id = s.journal GROUP BY s.path
+            """) { row in
+            if let path = row.text(0) { files[path] = row.real(1) }
         }
     }
 

@@ -15,6 +15,8 @@ struct OutputIndex: Sendable {
     let layout: CacheLayout
     /// Where a record read is noted as used (never by touching its file).
     let uses: UseLog
+    /// Every write and removal of a record goes through it (the `outputs` generation).
+    let changes: RecordChanges
 
     /// What the index holds under one key.
     enum Lookup {
@@ -63,6 +65,7 @@ struct OutputIndex: Sendable {
 
     /// Stores `record` under `key` (replacing any).
     func store(_ record: OutputRecord, key: String) {
+        changes.willChange()
         layout.write(Self.entry(record).encoded, to: layout.path(.outputs, key))
     }
 
@@ -79,6 +82,7 @@ struct OutputIndex: Sendable {
 
     /// Forgets `key` (its blob was found damaged).
     func remove(_ key: String) {
+        changes.willChange()
         layout.remove(layout.path(.outputs, key))
     }
 }

@@ -71,7 +71,7 @@ public final class ThumbnailCache: Sendable {
         index = IndexDatabase(path: layout.indexPath, readOnly: layout.looksOnly, warn: warn, refused: health.refused)
         uses = UseLog(index: index)
         blobs = BlobStore(layout: layout)
-        outputs = OutputIndex(layout: layout, uses: uses)
+        outputs = OutputIndex(layout: layout, uses: uses, changes: RecordChanges(index: index))
         urls = URLIndex(index: index, uses: uses, looksOnly: layout.looksOnly)
         files = FileIndex(index: index, uses: uses, looksOnly: layout.looksOnly)
         recipes = RecipeHistory(index: index)
@@ -100,8 +100,10 @@ public final class ThumbnailCache: Sendable {
         return URL(fileURLWithPath: home).appendingPathComponent(".cache/thumbgen")
     }
 
-    /// Writes the uses of records this process has gathered (`UseLog`): at the end of a run.
+    /// Writes the uses of records this process has gathered (`UseLog`), and closes its changes
+    /// of output records (`RecordChanges`): at the end of a run.
     func recordUses() {
+        outputs.changes.settle()
         files.flush()
         uses.flush()
         recipes.flush()

@@ -28,6 +28,17 @@ struct CacheFiles {
         return names.sorted()
     }
 
+    /// The rows `sql` gives from the cache's database (read only), each its columns as text
+    /// joined by spaces (a blob as hex: ask for `hex(column)`).
+    func texts(_ sql: String) -> [String] {
+        guard let cache = ThumbnailCache(lookingAt: root) else { return [] }
+        var rows: [String] = []
+        cache.index.query(sql) { row in
+            rows.append((0..<Int32(8)).compactMap { row.text($0) }.joined(separator: " "))
+        }
+        return rows
+    }
+
     /// Runs `sql` on the cache's database (to age or damage rows), as another process would.
     func execute(_ sql: String, _ values: [IndexDatabase.Value] = []) throws {
         let database = IndexDatabase(path: root.path + "/index.db", readOnly: false) { _ in }

@@ -18,6 +18,7 @@ final class IndexDatabase: Sendable {
         case integer(Int64)
         case real(Double)
         case text(String)
+        case blob([UInt8])
         case null
     }
 
@@ -37,6 +38,15 @@ final class IndexDatabase: Sendable {
                   let bytes = sqlite3_column_text(statement, index) else { return nil }
             return String(cString: bytes)
         }
+        /// Column `index` as bytes (a blob or text), handed to `body` in place: valid only
+        /// while it runs. Empty when null.
+        func withBytes<T>(_ index: Int32, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            let start = sqlite3_column_blob(statement, index)
+            let count = Int(sqlite3_column_bytes(statement, index))
+            return body(UnsafeRawBufferPointer(start: count > 0 ? start : nil, count: count))
+        }
+        /// Column `index` as bytes; empty when null.
+        func bytes(_ index: Int32) -> [UInt8] { withBytes(index) { Array($0) } }
     }
 
     /// The database file.
@@ -211,6 +221,8 @@ final class IndexDatabase: Sendable {
             case .integer(let number): sqlite3_bind_int64(statement, index, number)
             case .real(let number): sqlite3_bind_double(statement, index, number)
             case .text(let text): tg_sqlite_bind_text(statement, index, text, -1)
+            case .blob(let bytes) where bytes.isEmpty: sqlite3_bind_zeroblob(statement, index, 0)
+            case .blob(let bytes): bytes.withUnsafeBytes { _ = tg_sqlite_bind_blob(statement, index, $0.baseAddress, Int32($0.count)) }
             case .null: sqlite3_bind_null(statement, index)
             }
         }

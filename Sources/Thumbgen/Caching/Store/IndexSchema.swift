@@ -4,7 +4,7 @@
 /// thumbgen is left alone (the run goes on without it).
 enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
-    static let version: Int64 = 4
+    static let version: Int64 = 5
 
     /// The statements that take a database from version `index` to `index + 1`. A step, once
     /// released, never changes: its text is what older databases hold.
@@ -88,6 +88,46 @@ enum IndexSchema {
               last_used REAL NOT NULL       -- the last run it served or that wrote it: the last
             ) WITHOUT ROWID                 --   use of every record it names (cache prune)
             """,
+        ],
+        [
+            // The warm journals move from files of their own into these three tables.
+            "DROP TABLE journals",
+            """
+            CREATE TABLE journals (
+              id INTEGER PRIMARY KEY,       -- what its sources and entries name it by
+              out_path TEXT NOT NULL UNIQUE, -- the --out folder it is of (real path), and that
+              out_device INTEGER NOT NULL,  --   folder's device and inode: another folder at the
+              out_inode INTEGER NOT NULL,   --   same path later is not trusted
+              files_generation INTEGER NOT NULL,   -- the generations it was saved against:
+              outputs_generation INTEGER NOT NULL, --   while they hold, so do its records
+              last_used REAL NOT NULL       -- the last run it served or that wrote it: the last
+            )                               --   use of every record it names (cache prune)
+            """,
+            """
+            CREATE TABLE journal_sources (
+              journal INTEGER NOT NULL,     -- journals.id
+              ordinal INTEGER NOT NULL,     -- 0, 1, 2, ... within the journal
+              path TEXT NOT NULL,           -- a local source file, as the run named it
+              device INTEGER NOT NULL, inode INTEGER NOT NULL, size INTEGER NOT NULL,
+              mtime INTEGER NOT NULL, ctime INTEGER NOT NULL, -- its stamp (nanoseconds)
+              digest BLOB NOT NULL,         -- SHA-256 of its bytes (32 bytes)
+              written INTEGER NOT NULL,     -- the 'files' generation that wrote its files row
+              PRIMARY KEY (journal, ordinal)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE journal_entries (
+              journal INTEGER NOT NULL,     -- journals.id
+              hash INTEGER NOT NULL,        -- FNV-1a of source path, key, out template, {row}
+              key BLOB NOT NULL,            -- the output key (32 bytes): v1/outputs/<hex>
+              proof BLOB NOT NULL,          -- what it proved, packed (JournalEntry): the source's
+                                            --   ordinal, the output record, the stamps of that
+                                            --   record and of the --out file, template and path
+              PRIMARY KEY (journal, hash)
+            ) WITHOUT ROWID
+            """,
+            // Raised before and after a process changes output records (`RecordChanges`).
+            "INSERT INTO generations (name, value) VALUES ('outputs', (random() & 0xFFFFFFFFFFFF) + 1)",
         ],
     ]
 }

@@ -2,20 +2,23 @@ import Foundation
 
 /// Brings what a cache directory of the layout before the database kept as record files
 /// (`v1/urls`, `v1/files`, `v1/recipes`, `v1/runs`) into the database, then removes those
-/// folders: a first run after upgrading neither fetches again what a URL record still proves,
-/// nor hashes again a local file whose stamp is on record, nor loses `explain`'s history or
-/// `cache stats`' runs. A record that does not decode is left out, as a
+/// folders, and the warm journals' files (`v1/journals`), which are not imported: a first run
+/// after upgrading neither fetches again what a URL record still proves, nor hashes again a
+/// local file whose stamp is on record, nor loses `explain`'s history or `cache stats`' runs. A record that does not decode is left out, as a
 /// run would have ignored it. Run by every process that opens a cache for writing and finds
 /// such a folder; importing twice (two processes at once, or one killed halfway) changes nothing.
 enum LegacyIndexImport {
     /// Imports and removes the legacy folders of `layout` into `index`.
     static func run(_ layout: CacheLayout, into index: IndexDatabase) {
         let urls = layout.base + "/urls", recipes = layout.base + "/recipes", runs = layout.runsFolder
-        let files = layout.base + "/files"
+        let files = layout.base + "/files", journals = layout.base + "/journals"
         let fileManager = FileManager.default
         // Checked before the database is touched: a cache without them opens it only when used.
-        guard !layout.looksOnly, [urls, files, recipes, runs].contains(where: fileManager.fileExists(atPath:)),
+        guard !layout.looksOnly, [urls, files, recipes, runs, journals].contains(where: fileManager.fileExists(atPath:)),
               index.isOn else { return }
+        // Warm journals were files of their own: the next warm run of each --out writes its
+        // journal into the database (checking its rows the slow way once, rendering nothing).
+        if fileManager.fileExists(atPath: journals) { _ = layout.removeTree(journals) }
         if fileManager.fileExists(atPath: urls), importURLs(layout, from: urls, into: index) {
             _ = layout.removeTree(urls)
         }

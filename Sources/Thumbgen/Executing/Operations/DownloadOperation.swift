@@ -84,9 +84,11 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         let file = TemporaryDownload(path: into.appendingPathComponent("download-\(UUID().uuidString)").path)
         let stop = fetcher().start(url, to: file.path, priority: queuePriority.rawValue,
                                        order: order, headers: headers) { [self] result in
-            // A full file system under the cache: once more, outside it.
+            // A full file system under the cache: once more, outside it (a write the cache
+            // refused, said and counted as the others are).
             if folder == nil, let spare, case .failure(let failure) = result,
-               case .localWrite(_, _, isFull: true) = failure.error, isWanted() {
+               case .localWrite(_, let reason, isFull: true) = failure.error, isWanted() {
+                storing?.cache.health.refused(reason)
                 return start(conditionalOn: record, headers: headers, into: spare(), completion: completion)
             }
             // On failure `file` goes away here, and with it any partial body.
