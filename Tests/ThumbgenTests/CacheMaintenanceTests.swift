@@ -55,6 +55,15 @@ struct CacheMaintenanceTests {
         return try JSONDecoder().decode(StatsJSON.self, from: Data(result.stdout.utf8))
     }
 
+    /// Makes the output record at `record` last used `secondsAgo` (its `uses` row): its file's
+    /// time decides nothing.
+    static func setUse(_ space: Workspace, record: URL, secondsAgo: Double) throws {
+        try CacheFiles(root: space.cache).execute("""
+            INSERT INTO uses (kind, key, last_used) VALUES ('outputs', ?, ?)
+            ON CONFLICT (kind, key) DO UPDATE SET last_used = excluded.last_used
+            """, [.text(record.lastPathComponent), .real(Date().timeIntervalSince1970 - secondsAgo)])
+    }
+
     static func setModified(_ url: URL, secondsAgo: Double) throws {
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -secondsAgo)],
                                               ofItemAtPath: url.path)
@@ -128,7 +137,7 @@ struct CacheMaintenanceTests {
         try FileManager.default.createDirectory(at: twin.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: units[1].record, to: twin)
         for url in [units[0].record, units[1].record] {
-            try Self.setModified(url, secondsAgo: 40 * 86400)
+            try Self.setUse(space, record: url, secondsAgo: 40 * 86400)
         }
         try Self.setFileRow(space, "a.png", "last_used", .real(Date().timeIntervalSince1970 - 40 * 86400))
 
@@ -152,7 +161,7 @@ struct CacheMaintenanceTests {
         let units = try Self.units(space, report)
         // Used three, two and one hours ago, in manifest order; the file rows just now.
         for (index, unit) in units.enumerated() {
-            try Self.setModified(unit.record, secondsAgo: Double(3 - index) * 3600)
+            try Self.setUse(space, record: unit.record, secondsAgo: Double(3 - index) * 3600)
         }
         let before = try await Self.stats(space)
         let total = try #require(before.bytes.total)
@@ -312,10 +321,37 @@ struct CacheMaintenanceTests {
         }
     }
 
+    @Test("A record's last use is the database's: writing it notes one; one it knows none of is taken as used by the prune that finds it, whatever its file's time")
+    func recordUsesWithoutFileTimes() throws {
+        let folder = try TemporaryDirectory("maint")
+        let cache = try ThumbnailCache(directory: folder.file("cache"))
+        let data = Data("the output's bytes".utf8)
+        let record = OutputRecord(sha256: ContentDigest.of(data), width: 1, height: 1, format: .png, bytes: data.count)
+        let (known, unknown) = (String(repeating: "a", count: 64), String(repeating: "b", count: 64))
+        cache.blobs.put(data, digest: record.sha256)
+        cache.outputs.store(record, key: known)
+        cache.outputs.store(record, key: unknown)
+        cache.recordUses()
+        let now = Date().timeIntervalSince1970
+        #expect(UseLog.lastUses(of: .outputs, in: cache.index).keys.sorted() == [known, unknown])
+        // One record's use is lost (as with a database started empty); both files look old.
+        cache.index.execute("DELETE FROM uses WHERE key = ?", [.text(unknown)])
+        cache.index.execute("UPDATE uses SET last_used = ? WHERE key = ?", [.real(now - 40 * 86400), .text(known)])
+        for key in [known, unknown] {
+            try Self.setModified(URL(fileURLWithPath: cache.layout.path(.outputs, key)), secondsAgo: 40 * 86400)
+        }
+        let result = CacheMaintenance(cache: cache).prune(maxSize: nil, maxAge: 30 * 86400)
+        #expect(result.removed == .init(blobs: 0, outputs: 1, urls: 0, files: 0))
+        #expect(!FileManager.default.fileExists(atPath: cache.layout.path(.outputs, known)))
+        #expect(FileManager.default.fileExists(atPath: cache.layout.path(.outputs, unknown)))
+        #expect(cache.blobs.contains(record.sha256))
+        #expect((UseLog.lastUses(of: .outputs, in: cache.index)[unknown] ?? 0) >= now - 60)
+    }
+
     /// A host id, as thumbgen 0.2.0 put in its temporary names.
     static let otherHost = "eeeeeeee"
 
-    @Test("prune removes old orphan blobs and stray temporary files, and keeps what a run may still use")
+    @Test("prune removes orphan blobs an earlier prune found an hour before, and stray temporary files, and keeps what a run may still use")
     func strays() throws {
         let folder = try TemporaryDirectory("maint")
         let cache = try ThumbnailCache(directory: folder.file("cache"))
@@ -323,7 +359,10 @@ struct CacheMaintenanceTests {
         let oldOrphan = Data("an orphan from a run that died".utf8), youngOrphan = Data("a record comes next".utf8)
         cache.blobs.put(oldOrphan, digest: ContentDigest.of(oldOrphan))
         cache.blobs.put(youngOrphan, digest: ContentDigest.of(youngOrphan))
-        try Self.setModified(URL(fileURLWithPath: cache.blobs.path(ContentDigest.of(oldOrphan))), secondsAgo: 7200)
+        // The old orphan was found unnamed by a prune two hours ago; its file's time says nothing.
+        cache.index.execute("INSERT INTO orphans (digest, first_seen) VALUES (?, ?)",
+                            [.text(ContentDigest.of(oldOrphan)), .real(Date().timeIntervalSince1970 - 7200)])
+        try Self.setModified(URL(fileURLWithPath: cache.blobs.path(ContentDigest.of(youngOrphan))), secondsAgo: 86400)
 
         /// Makes `name` in tmp/ (a folder holding one file when `folder`), the file and the
         /// folder dated `fileAge` and `folderAge` seconds back.
@@ -360,6 +399,10 @@ struct CacheMaintenanceTests {
         #expect(!cache.blobs.contains(ContentDigest.of(oldOrphan)))
         #expect(cache.blobs.contains(ContentDigest.of(youngOrphan)))
         #expect(result.remaining == Int64(youngOrphan.count))
+        // The young one was noted: a prune an hour later removes it.
+        let later = CacheMaintenance(cache: cache).prune(maxSize: nil, maxAge: nil, now: Date().timeIntervalSince1970 + 3700)
+        #expect(later.removed.blobs == 1)
+        #expect(!cache.blobs.contains(ContentDigest.of(youngOrphan)))
         withExtendedLifetime(held) {}
     }
 }

@@ -43,6 +43,10 @@ struct CacheUpgradeTests {
         let runs = v1.appendingPathComponent("runs")
         try FileManager.default.createDirectory(at: runs, withIntermediateDirectories: true)
         try Data(run.encoded).write(to: runs.appendingPathComponent("0000001000.500-0000abcd"))
+        // A warm journal file of that layout (its format aside: it is removed, not read).
+        let journals = v1.appendingPathComponent("journals")
+        try FileManager.default.createDirectory(at: journals, withIntermediateDirectories: true)
+        try Data("thumbgen-journal".utf8).write(to: journals.appendingPathComponent(String(repeating: "d", count: 64)))
         for file in CacheFiles.databaseFiles {
             try? FileManager.default.removeItem(at: space.cache.appendingPathComponent(file))
         }
@@ -66,7 +70,7 @@ struct CacheUpgradeTests {
         #expect(try server.counts().total == 0, "the URL record was not brought in: the source was fetched")
         #expect(second.report?.row(2)?.cache == "hit")
         #expect(second.report?.row(2)?.status == "written")
-        for folder in ["urls", "recipes", "runs"] {
+        for folder in ["urls", "recipes", "runs", "journals"] {
             #expect(!FileManager.default.fileExists(atPath: space.cache.appendingPathComponent("v1/" + folder).path),
                     "v1/\(folder) is still there")
         }

@@ -22,7 +22,7 @@ struct BlobStore: Sendable {
     /// of that name is checked, not trusted: a damaged one whose record was lost with it would
     /// otherwise never be repaired.
     func put(_ data: Data, digest: String) {
-        if let (bytes, _) = layout.readMarkingUsed(path(digest)), bytes.count == data.count,
+        if let (bytes, _) = layout.read(path(digest)), bytes.count == data.count,
            ContentDigest.of(bytes) == digest { return }
         layout.write(data, to: path(digest))
     }

@@ -65,25 +65,14 @@ struct CacheLayout: Sendable {
     }
 
     /// The whole content of a small file and its modification time, or nil when it is missing
-    /// or unreadable. Reads only: nothing is marked used.
+    /// or unreadable. Reads only: nothing is marked used (uses are the database's, `UseLog`).
     func read(_ path: String) -> (bytes: [UInt8], modified: Double)? {
-        readStamped(path, markingUsedAfter: nil).map { ($0.bytes, $0.modified) }
+        readStamped(path).map { ($0.bytes, $0.modified) }
     }
 
-    /// `read`, for an entry used now: it is marked so (its mtime moved to now, a write) when
-    /// its mark is older than `seconds`: `cache prune` removes the least
-    /// recently used first, and refreshing the mark at most every few minutes keeps warm runs
-    /// from writing.
-    func readMarkingUsed(_ path: String, after seconds: Double = 600) -> (bytes: [UInt8], modified: Double)? {
-        readStamped(path, markingUsedAfter: seconds).map { ($0.bytes, $0.modified) }
-    }
-
-    /// `readMarkingUsed` (`read` when `markingUsedAfter` is nil), with the entry's stamp as it
-    /// is after the read (marked used or not): what the
-    /// warm journal keeps to know, by one `stat`, that the entry is still the one read.
-    func readStamped(_ path: String, markingUsedAfter touchAfter: Double? = 600)
-        -> (bytes: [UInt8], modified: Double, stamp: FileStamp)?
-    {
+    /// `read`, with the file's stamp: what the warm journal keeps to know, by one `stat`, that
+    /// the entry is still the one read.
+    func readStamped(_ path: String) -> (bytes: [UInt8], modified: Double, stamp: FileStamp)? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -95,10 +84,6 @@ struct CacheLayout: Sendable {
         }
         guard bytes.count == size else { return nil }
         let modified = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        if !looksOnly, let touchAfter, Date().timeIntervalSince1970 - modified > touchAfter {
-            futimens(fd, nil)
-            _ = fstat(fd, &info)
-        }
         return (bytes, modified, FileStamp(info))
     }
 

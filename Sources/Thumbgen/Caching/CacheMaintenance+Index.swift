@@ -124,7 +124,8 @@ extension CacheMaintenance {
         var runs = 0
         cache.index.query("SELECT count(*) FROM runs") { row in runs = Int(row.integer(0)) }
         let cleared = cache.index.transaction { transaction in
-            for table in ["urls", "files", "recipes", "runs", "uses", "journals", "journal_sources", "journal_entries"] {
+            for table in ["urls", "files", "recipes", "runs", "uses", "journals", "journal_sources", "journal_entries",
+                          "orphans"] {
                 transaction.execute("DELETE FROM \(table)")
             }
             // The output records go too: a journal another run saves later is not trusted with them.

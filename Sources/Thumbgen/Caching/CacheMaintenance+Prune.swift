@@ -24,20 +24,22 @@ extension CacheMaintenance {
         var record: Record
         var kind: CacheLayout.Kind
         var blob: String?
-        /// The record's last use: its file's time or its row's, or a journal's (`JournalUse`).
+        /// The record's last use: its row's, or a journal's (`JournalUse`).
         /// The record's own stays as listed, which `remove` checks to leave alone a record used
         /// since.
         var lastUse: Double
     }
 
     /// Removes what has not been used for `maxAge` seconds, then the least recently used
-    /// until the entries hold at most `maxSize` bytes; also blobs no record names, once they are
-    /// over an hour old, and temporary files whose writers are gone. `now` is in seconds since
-    /// 1970.
+    /// until the entries hold at most `maxSize` bytes; also blobs no record names that an
+    /// earlier prune, over an hour before, found unnamed too (`orphans`), and temporary files
+    /// whose writers are gone. `now` is in seconds since 1970. No file's modification time
+    /// decides what goes: last uses are the database's.
     ///
     /// An output record or URL record and its blob are one unit whose last use is the
-    /// record's (a run reads the record every time it uses the blob; a URL record's use is the
-    /// database's `last_used`), or that of the newest warm journal naming it (`JournalUse`).
+    /// record's (its `uses` row, noted when it was written and when a run read it; a URL
+    /// record's `last_used`), or that of the newest warm journal naming it (`JournalUse`). A
+    /// record the database knows no use of is taken as used now, and noted so.
     /// Local-file rows and recipe histories are units of their own (losing one costs a re-hash,
     /// or `explain` its "what changed"), so that `maxSize` can always be met. A blob that a kept
     /// record names is kept.
@@ -56,25 +58,23 @@ extension CacheMaintenance {
         var references: [String: Int] = [:]
         let journals = JournalUse(database: cache.index)
         let recorded = recordedUses()
+        var unknown: [String] = []
         for entry in layout.entries(.outputs) {
             let blob = record(entry).flatMap(Self.blob(namedBy:))
             if let blob { references[blob, default: 0] += 1 }
-            units.append(Unit(record: .file(entry), kind: .outputs, blob: blob,
-                              lastUse: lastUse(of: entry, kind: .outputs, journals: journals, recorded: recorded)))
+            let used = lastUse(of: entry, kind: .outputs, journals: journals, recorded: recorded)
+            if used == nil { unknown.append(entry.name) }
+            units.append(Unit(record: .file(entry), kind: .outputs, blob: blob, lastUse: used ?? now))
             total += entry.size
         }
+        noteFirstSeen(unknown, now: now)
         for row in indexUnits(journals: journals) {
             if let blob = row.blob { references[blob, default: 0] += 1 }
             units.append(Unit(record: .row(row), kind: Self.kind(of: row), blob: row.blob, lastUse: row.lastUse))
             total += row.size
         }
 
-        // A young orphan is most likely a blob whose record a running process is about to
-        // write; an old one is left over from a run that died, or from a record pruned or
-        // dropped as damaged.
-        for (name, blob) in blobs where references[name] == nil && now - blob.modified > Self.grace {
-            _ = remove(blob, kind: .blobs, total: &total, result: &result)
-        }
+        removeOrphans(blobs.filter { references[$0.key] == nil }, now: now, total: &total, result: &result)
 
         units.sort { $0.lastUse < $1.lastUse }
         var removedFiles: [(kind: CacheLayout.Kind, name: String)] = []
@@ -106,6 +106,44 @@ extension CacheMaintenance {
         result.remaining = total
         cache.outputs.changes.settle()
         return result
+    }
+
+    /// Notes output records the database knew no use of (`lastUse` nil) as used at `now`: taken
+    /// as used now by this prune, they age from here on like any other.
+    private func noteFirstSeen(_ keys: [String], now: Double) {
+        guard !keys.isEmpty else { return }
+        cache.index.transaction { transaction in
+            for key in keys {
+                transaction.execute("INSERT OR IGNORE INTO uses (kind, key, last_used) VALUES ('outputs', ?, ?)",
+                                    [.text(key), .real(now)])
+            }
+        }
+    }
+
+    /// Removes the blobs no record names (`orphans`) that an earlier prune, at least `grace`
+    /// ago, found unnamed too, and notes the others as found now. A new orphan is most likely
+    /// a blob whose record a running process is about to write; one still unnamed an hour later
+    /// is left over from a run that died, or from a record dropped as damaged.
+    private func removeOrphans(_ orphans: [String: CacheLayout.Entry], now: Double,
+                               total: inout Int64, result: inout PruneResult) {
+        var firstSeen: [String: Double] = [:]
+        cache.index.query("SELECT digest, first_seen FROM orphans") { row in
+            if let digest = row.text(0) { firstSeen[digest] = row.real(1) }
+        }
+        var kept: [(String, Double)] = []
+        for (name, blob) in orphans.sorted(by: { $0.key < $1.key }) {
+            if let seen = firstSeen[name], now - seen > Self.grace {
+                if remove(blob, kind: .blobs, total: &total, result: &result) { continue }
+            }
+            kept.append((name, firstSeen[name] ?? now))
+        }
+        guard !(firstSeen.isEmpty && kept.isEmpty) else { return }
+        cache.index.transaction { transaction in
+            transaction.execute("DELETE FROM orphans")
+            for (name, seen) in kept {
+                transaction.execute("INSERT INTO orphans (digest, first_seen) VALUES (?, ?)", [.text(name), .real(seen)])
+            }
+        }
     }
 
     /// Drops the database's uses of record files that are gone, in one transaction.

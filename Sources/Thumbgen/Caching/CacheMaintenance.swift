@@ -92,7 +92,9 @@ public struct CacheMaintenance: Sendable {
         let recorded = recordedUses()
         for kind in CacheLayout.Kind.inFiles {
             for entry in layout.entries(kind) {
-                count(kind, size: entry.size, lastUse: lastUse(of: entry, kind: kind, journals: journals, recorded: recorded))
+                // A record the database knows no use of counts as used now, as `prune` takes it.
+                let used = lastUse(of: entry, kind: kind, journals: journals, recorded: recorded)
+                count(kind, size: entry.size, lastUse: used ?? Date().timeIntervalSince1970)
             }
         }
         for unit in indexUnits(journals: journals) {
@@ -107,11 +109,14 @@ public struct CacheMaintenance: Sendable {
         [.outputs: UseLog.lastUses(of: .outputs, in: cache.index)]
     }
 
-    /// The last use of a record file: the latest of its modification time, the warm journal's
-    /// use of it (`JournalUse`) and the database's (`recorded`).
+    /// The last use of a record file as the database knows it: the later of its own (`uses`,
+    /// noted when it was written and when read) and that of the newest warm journal naming it
+    /// (`JournalUse`); nil when the database knows none (a record written by a thumbgen before
+    /// uses were noted on writing, or whose uses were lost with a damaged database).
     func lastUse(of entry: CacheLayout.Entry, kind: CacheLayout.Kind, journals: JournalUse,
-                 recorded: [CacheLayout.Kind: [String: Double]]) -> Double {
-        max(journals.lastUse(of: entry), recorded[kind]?[entry.name] ?? 0)
+                 recorded: [CacheLayout.Kind: [String: Double]]) -> Double? {
+        let known = [journals.lastUse(ofOutput: entry.name), recorded[kind]?[entry.name]].compactMap { $0 }
+        return known.max()
     }
 
     /// The record stored at `entry`, read without marking it used; nil when it is unreadable

@@ -66,6 +66,11 @@ struct JournalIndex: Sendable {
         }
         guard read, whole else { return nil }
         var entries = Entries(sourceCount: sources.count)
+        // Sized first: grown by doubling, the buffer would briefly hold two copies of itself.
+        index.query("SELECT count(*), total(length(proof)) FROM journal_entries WHERE journal = ?",
+                    [.integer(header.id)]) { row in
+            entries.reserve(entries: Int(row.integer(0)), proofBytes: Int(row.real(1)))
+        }
         let readEntries = index.query("SELECT hash, key, proof FROM journal_entries WHERE journal = ?",
                                [.integer(header.id)]) { row in
             let hash = row.integer(0)
@@ -84,6 +89,13 @@ struct JournalIndex: Sendable {
         private(set) var offsets: [Int32] = []
 
         init(sourceCount: Int) { self.sourceCount = sourceCount }
+
+        /// Makes room for `entries` entries whose proofs hold `proofBytes` in all.
+        mutating func reserve(entries: Int, proofBytes: Int) {
+            guard entries > 0, proofBytes > 0, proofBytes < Int(Int32.max) else { return }
+            bytes.reserveCapacity(entries * JournalEntry.proofAt + proofBytes)
+            offsets.reserveCapacity(entries)
+        }
 
         /// Adds the entry of these columns; false (and left out) when they are not whole.
         mutating func add(hash: Int64, key: UnsafeRawBufferPointer, proof: UnsafeRawBufferPointer) -> Bool {

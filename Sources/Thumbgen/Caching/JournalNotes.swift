@@ -96,7 +96,9 @@ struct JournalNotes {
     var counts: (kept: Int, fresh: Int) { (kept.count, freshCount) }
 
     /// Hands the next journal's sources to `source`, by ordinal, then its entries to `entry`,
-    /// each in `JournalEntry`'s layout (valid only while `entry` runs).
+    /// each in `JournalEntry`'s layout (valid only while `entry` runs), in the order of their
+    /// hashes, the table's key: inserted so, they fill its pages in turn instead of splitting
+    /// them.
     func rows(previous: JournalIndex?, source: (Int, JournalSource) -> Void,
               entry: (UnsafeRawBufferPointer) -> Void) {
         for (ordinal, noted) in sources.enumerated() {
@@ -105,27 +107,45 @@ struct JournalNotes {
             case .previous(let old): if let previous { source(ordinal, previous.sources[old]) }
             }
         }
-        var copy: [UInt8] = []
-        (previous?.bytes ?? []).withUnsafeBytes { raw in
+        let old = previous?.bytes ?? []
+        // Where each entry is: a kept one by its index in `kept` (chunk -1), a fresh one by its
+        // chunk and offset.
+        var order: [(hash: UInt64, chunk: Int32, at: Int32)] = []
+        order.reserveCapacity(kept.count + freshCount)
+        old.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
-            for (offset, token) in kept {
-                let start = Int(offset)
-                copy.removeAll(keepingCapacity: true)
-                copy += raw[start..<(start + JournalEntry.size(reader, at: start))]
-                withUnsafeBytes(of: token.littleEndian) {
-                    copy.replaceSubrange(JournalEntry.sourceAt..<(JournalEntry.sourceAt + 4), with: $0)
-                }
-                copy.withUnsafeBytes(entry)
-            }
+            for (index, noted) in kept.enumerated() { order.append((reader.u64(Int(noted.offset)), -1, Int32(index))) }
         }
-        for chunk in fresh {
+        for (index, chunk) in fresh.enumerated() {
             chunk.withUnsafeBytes { raw in
                 let reader = JournalReader(bytes: raw)
                 var offset = 0
                 while offset < raw.count {
-                    let size = JournalEntry.size(reader, at: offset)
-                    entry(UnsafeRawBufferPointer(rebasing: raw[offset..<(offset + size)]))
-                    offset += size
+                    order.append((reader.u64(offset), Int32(index), Int32(offset)))
+                    offset += JournalEntry.size(reader, at: offset)
+                }
+            }
+        }
+        order.sort { $0.hash < $1.hash }
+        var copy: [UInt8] = []
+        old.withUnsafeBytes { previousRaw in
+            let previousReader = JournalReader(bytes: previousRaw)
+            for place in order {
+                if place.chunk < 0 {
+                    let (offset, token) = kept[Int(place.at)]
+                    let start = Int(offset)
+                    copy.removeAll(keepingCapacity: true)
+                    copy += previousRaw[start..<(start + JournalEntry.size(previousReader, at: start))]
+                    withUnsafeBytes(of: token.littleEndian) {
+                        copy.replaceSubrange(JournalEntry.sourceAt..<(JournalEntry.sourceAt + 4), with: $0)
+                    }
+                    copy.withUnsafeBytes(entry)
+                } else {
+                    fresh[Int(place.chunk)].withUnsafeBytes { raw in
+                        let start = Int(place.at)
+                        let size = JournalEntry.size(JournalReader(bytes: raw), at: start)
+                        entry(UnsafeRawBufferPointer(rebasing: raw[start..<(start + size)]))
+                    }
                 }
             }
         }

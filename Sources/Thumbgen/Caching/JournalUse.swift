@@ -29,9 +29,9 @@ struct JournalUse {
         }
     }
 
-    /// When the output record `entry` was last used: its own time, or a journal's if later.
-    func lastUse(of entry: CacheLayout.Entry) -> Double {
-        max(entry.modified, outputs[entry.name] ?? 0)
+    /// When the newest journal naming the output record `key` was last used; nil when none names it.
+    func lastUse(ofOutput key: String) -> Double? {
+        outputs[key]
     }
 
     /// When the `files` row of `path`, last used at `lastUsed`, was last used: then, or when a

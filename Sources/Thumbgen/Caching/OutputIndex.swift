@@ -47,7 +47,7 @@ struct OutputIndex: Sendable {
     /// journal tells by it that the record still says the same.
     func lookupStamped(_ key: String) -> (lookup: Lookup, stamp: FileStamp?) {
         let path = layout.path(.outputs, key)
-        guard let (bytes, written, stamp) = layout.readStamped(path, markingUsedAfter: nil) else { return (.absent, nil) }
+        guard let (bytes, written, stamp) = layout.readStamped(path) else { return (.absent, nil) }
         uses.used(.outputs, key, written: written, looksOnly: layout.looksOnly)
         guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else { return (.damaged, nil) }
         return (.found(record), stamp)
@@ -66,7 +66,8 @@ struct OutputIndex: Sendable {
     /// Stores `record` under `key` (replacing any).
     func store(_ record: OutputRecord, key: String) {
         changes.willChange()
-        layout.write(Self.entry(record).encoded, to: layout.path(.outputs, key))
+        guard layout.write(Self.entry(record).encoded, to: layout.path(.outputs, key)) else { return }
+        uses.stored(.outputs, key, looksOnly: layout.looksOnly)
     }
 
     /// The record's fields, as `decode` reads them.

@@ -4,7 +4,7 @@
 /// thumbgen is left alone (the run goes on without it).
 enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
-    static let version: Int64 = 5
+    static let version: Int64 = 6
 
     /// The statements that take a database from version `index` to `index + 1`. A step, once
     /// released, never changes: its text is what older databases hold.
@@ -128,6 +128,14 @@ enum IndexSchema {
             """,
             // Raised before and after a process changes output records (`RecordChanges`).
             "INSERT INTO generations (name, value) VALUES ('outputs', (random() & 0xFFFFFFFFFFFF) + 1)",
+        ],
+        [
+            """
+            CREATE TABLE orphans (
+              digest TEXT PRIMARY KEY,      -- a blob no record named when cache prune looked
+              first_seen REAL NOT NULL      -- the prune that first found it so: one an hour
+            ) WITHOUT ROWID                 --   later removes it if still unnamed
+            """,
         ],
     ]
 }

@@ -50,11 +50,17 @@ final class UseLog: Sendable {
 
     /// Notes that the run read the record file `name` of `kind` (instead of touching it), which
     /// was `written` (seconds since 1970). A record written in the last `recentEnough` seconds
-    /// needs no note: its writing counts as its last use. A planner that only looks notes
+    /// needs no note: its writing noted a use (`stored`). A planner that only looks notes
     /// nothing. (A record file's earlier uses are not looked up: the slow path that reads it
     /// is rare once the warm journal vouches for its row.)
     func used(_ kind: CacheLayout.Kind, _ name: String, written: Double, looksOnly: Bool) {
         guard !looksOnly, Date().timeIntervalSince1970 - written > Self.recentEnough else { return }
+        note { $0.records.insert(Record(kind: kind, name: name)) }
+    }
+
+    /// Notes that the run wrote the record file `name` of `kind`: its first use.
+    func stored(_ kind: CacheLayout.Kind, _ name: String, looksOnly: Bool) {
+        guard !looksOnly else { return }
         note { $0.records.insert(Record(kind: kind, name: name)) }
     }
 
