@@ -72,11 +72,15 @@ func readEverything(_ rows: [Row], sources: Int) {
         _ = row.key.withUnsafeBytes { key in row.proof.withUnsafeBytes { entries.add(hash: row.hash, key: key, proof: $0) } }
     }
     let stamp = FileStamp(device: 0, inode: 0, size: 0, modified: 0, changed: 0)
+    var known = JournalSources()
+    let digest = [UInt8](repeating: 0, count: 32)
+    for ordinal in 0..<sources {
+        _ = digest.withUnsafeBytes { known.append(path: "/src/\(ordinal)", stamp: stamp, digest: $0, written: 0) }
+    }
     let index = JournalIndex(
         id: 1, identity: JournalIdentity(outPath: "/out", outDevice: 0, outInode: 0),
         generations: JournalGenerations(files: 0, outputs: 0), lastUsed: 0,
-        sources: (0..<sources).map { JournalSource(path: "/src/\($0)", stamp: stamp, digest: [], written: 0) },
-        bytes: entries.bytes, offsets: entries.offsets)
+        sources: known, bytes: entries.bytes, offsets: entries.offsets)
     index.bytes.withUnsafeBytes { raw in
         let reader = JournalReader(bytes: raw)
         for offset in entries.offsets.map(Int.init) {
@@ -85,7 +89,7 @@ func readEverything(_ rows: [Row], sources: Int) {
             _ = JournalEntry.record(reader, at: offset)
             _ = JournalEntry.path(reader, at: offset)
             _ = JournalEntry.row(reader, at: offset)
-            _ = JournalEntry.isFor(template: "{row}.png", reader, at: offset)
+            _ = JournalEntry.isFor(templateCheck: JournalFormat.templateCheck("{row}.png"), reader, at: offset)
             let hash = reader.u64(offset)
             precondition(index.probeEntries(hash: hash) { $0 == offset ? true : nil } == true, "an entry not found by its hash")
         }

@@ -217,17 +217,23 @@ struct WarmJournalUnitTests {
         #expect(sources == [source] && entries.count == 1)
         let written = try #require(entries.first)
         let identity = JournalIdentity(outPath: "/out", outDevice: 1, outInode: 2)
+        var flat = JournalSources()
+        for source in sources {
+            #expect(source.digest.withUnsafeBytes { flat.append(path: source.path, stamp: source.stamp, digest: $0, written: source.written) })
+        }
         let index = JournalIndex(id: 1, identity: identity, generations: JournalGenerations(files: 42, outputs: 43),
-                                 lastUsed: 0, sources: sources, bytes: written, offsets: [0])
+                                 lastUsed: 0, sources: flat, bytes: written, offsets: [0])
         let found = index.bytes.withUnsafeBytes { raw -> (OutputRecord?, String, Int64?, Bool)? in
             index.probeEntries(hash: entry.hash) { offset in
                 let reader = JournalReader(bytes: raw)
                 return (JournalEntry.record(reader, at: offset), JournalEntry.path(reader, at: offset),
-                        JournalEntry.row(reader, at: offset), JournalEntry.isFor(template: "{row}.png", reader, at: offset))
+                        JournalEntry.row(reader, at: offset),
+                        JournalEntry.isFor(templateCheck: JournalFormat.templateCheck("{row}.png"), reader, at: offset))
             }
         }
         #expect(found?.0 == record && found?.1 == "7.png" && found?.2 == 7 && found?.3 == true)
-        #expect(index.source(at: "/src/a.png") == 0)
+        #expect(index.sources.ordinal(of: "/src/a.png") == 0 && index.sources.ordinal(of: "/src/b.png") == nil)
+        #expect(index.sources[0] == source)
         let proof = Array(written[JournalEntry.proofAt...])
         #expect(proof.withUnsafeBytes(JournalEntry.isWhole))
         for cut in [0, 1, 40, proof.count / 2, proof.count - 1] {

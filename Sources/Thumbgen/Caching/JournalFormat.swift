@@ -33,6 +33,14 @@ enum JournalFormat {
         return hash.value
     }
 
+    /// A second, independent hash of an `out` template (32-bit FNV-1a), which an entry keeps in
+    /// place of the template's text: a row is served only when both hashes agree.
+    static func templateCheck(_ template: String) -> UInt32 {
+        var value: UInt32 = 0x811c_9dc5
+        for byte in template.utf8 { value = (value ^ UInt32(byte)) &* 0x0100_0193 }
+        return value
+    }
+
     /// The row number an entry is keyed by: nil unless the template names `{row}`.
     static func keyedRow(template: String, row: Int) -> Int64? {
         template.containsBytes("{row}") ? Int64(row) : nil
@@ -131,9 +139,9 @@ struct JournalSource: Equatable, Sendable {
 /// fields are read in place (`JournalReader`) at these offsets, all little-endian.
 ///
 ///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
-///     52 height u32 · 56 template length u16 · 58 path length u16 · 60 format code u8 ·
-///     61 flags u8 (1: a row number follows) · 64 record SHA-256 (32) · 96 record stamp (24) ·
-///     120 --out file stamp (40) · 160 [row i64] · template · path
+///     52 height u32 · 56 template check u32 (`JournalFormat.templateCheck`) · 60 path length u16 ·
+///     62 format code u8 · 63 flags u8 (1: a row number follows) · 64 record SHA-256 (32) ·
+///     96 record stamp (24) · 120 --out file stamp (40) · 160 [row i64] · path
 struct JournalEntry: Equatable {
     var hash: UInt64
     var source: UInt32
@@ -147,37 +155,34 @@ struct JournalEntry: Equatable {
 
     /// Field offsets.
     static let keyAt = 8, proofAt = 40, sourceAt = 40, bytesAt = 44, widthAt = 48, heightAt = 52,
-               templateLengthAt = 56, pathLengthAt = 58, formatAt = 60, flagsAt = 61, shaAt = 64,
+               templateCheckAt = 56, pathLengthAt = 60, formatAt = 62, flagsAt = 63, shaAt = 64,
                recordStampAt = 96, outStampAt = 120, fixedSize = 160
 
     /// Whether the entry fits the fixed fields (a huge output is simply not journaled).
     var fits: Bool {
         record.width <= Int(UInt32.max) && record.height <= Int(UInt32.max) && record.bytes <= Int(UInt32.max)
-            && path.utf8.count <= Int(UInt16.max) && template.utf8.count <= Int(UInt16.max) && key.count == 32
+            && path.utf8.count <= Int(UInt16.max) && key.count == 32
     }
 
     /// Appends the entry, in its in-memory form.
     func encode(into writer: inout JournalWriter) {
-        let path = Array(path.utf8), template = Array(template.utf8)
+        let path = Array(path.utf8)
         writer.u64(hash)
         writer.raw(key)
         writer.u32(source); writer.u32(UInt32(record.bytes))
         writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
-        writer.raw([UInt8(template.count & 0xff), UInt8(template.count >> 8),
-                    UInt8(path.count & 0xff), UInt8(path.count >> 8),
-                    record.format.storedCode, row == nil ? 0 : 1, 0, 0])
+        writer.u32(JournalFormat.templateCheck(template))
+        writer.raw([UInt8(path.count & 0xff), UInt8(path.count >> 8), record.format.storedCode, row == nil ? 0 : 1])
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
         writer.recordStamp(recordStamp)
         writer.stamp(outStamp)
         if let row { writer.i64(row) }
-        writer.raw(template)
         writer.raw(path)
     }
 
     /// The size of the entry at `offset`, whose fixed part is known to be there.
     static func size(_ reader: JournalReader, at offset: Int) -> Int {
-        fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
-            + Int(reader.u16(offset + templateLengthAt)) + Int(reader.u16(offset + pathLengthAt))
+        fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0) + Int(reader.u16(offset + pathLengthAt))
     }
 
     /// Whether `proof` (an entry's bytes from `proofAt` on, as stored) is whole: its length is
@@ -185,15 +190,13 @@ struct JournalEntry: Equatable {
     static func isWhole(proof: UnsafeRawBufferPointer) -> Bool {
         guard proof.count >= fixedSize - proofAt else { return false }
         let reader = JournalReader(bytes: proof)
-        let variable = (reader.bytes[flagsAt - proofAt] & 1 == 1 ? 8 : 0)
-            + Int(reader.u16(templateLengthAt - proofAt)) + Int(reader.u16(pathLengthAt - proofAt))
+        let variable = (reader.bytes[flagsAt - proofAt] & 1 == 1 ? 8 : 0) + Int(reader.u16(pathLengthAt - proofAt))
         return proof.count == fixedSize - proofAt + variable
     }
 
-    /// Whether the entry at `offset` is for `template`.
-    static func isFor(template: String, _ reader: JournalReader, at offset: Int) -> Bool {
-        let start = offset + fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
-        return reader.equals(start, Int(reader.u16(offset + templateLengthAt)), template.utf8)
+    /// Whether the entry at `offset` is for the template whose check is `check`.
+    static func isFor(templateCheck check: UInt32, _ reader: JournalReader, at offset: Int) -> Bool {
+        reader.u32(offset + templateCheckAt) == check
     }
 
     /// The row the entry at `offset` is keyed by, if its template names `{row}`.
@@ -212,7 +215,6 @@ struct JournalEntry: Equatable {
     /// The out path of the entry at `offset`.
     static func path(_ reader: JournalReader, at offset: Int) -> String {
         let start = offset + fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
-            + Int(reader.u16(offset + templateLengthAt))
         return reader.string(start, Int(reader.u16(offset + pathLengthAt)))
     }
 }

@@ -26,8 +26,7 @@ struct JournalIndex: Sendable {
     /// When it was last used (`journals.last_used`).
     let lastUsed: Double
     /// Its sources, by ordinal.
-    let sources: [JournalSource]
-    private let ordinals: [String: Int]
+    let sources: JournalSources
     /// Its entries, one after another.
     let bytes: [UInt8]
     /// Entry offset + 1 per slot (0: empty).
@@ -49,28 +48,23 @@ struct JournalIndex: Sendable {
                       JournalGenerations(files: row.integer(3), outputs: row.integer(4)), row.real(5))
         }
         guard let header else { return nil }
-        var sources: [JournalSource] = []
+        var sources = JournalSources()
         var whole = true
         let read = index.query("""
             SELECT ordinal, path, device, inode, size, mtime, ctime, digest, written
             FROM journal_sources WHERE journal = ? ORDER BY ordinal
             """, [.integer(header.id)]) { row in
-            let digest = row.bytes(7)
-            guard whole, row.integer(0) == sources.count, digest.count == 32, let path = row.text(1) else {
+            guard whole, row.integer(0) == sources.count, let path = row.text(1) else {
                 whole = false
                 return
             }
             let stamp = FileStamp(device: UInt64(bitPattern: row.integer(2)), inode: UInt64(bitPattern: row.integer(3)),
                                   size: row.integer(4), modified: row.integer(5), changed: row.integer(6))
-            sources.append(JournalSource(path: path, stamp: stamp, digest: digest, written: row.integer(8)))
+            let taken = row.withBytes(7) { sources.append(path: path, stamp: stamp, digest: $0, written: row.integer(8)) }
+            if !taken { whole = false }
         }
         guard read, whole else { return nil }
         var entries = Entries(sourceCount: sources.count)
-        // Sized first: grown by doubling, the buffer would briefly hold two copies of itself.
-        index.query("SELECT count(*), total(length(proof)) FROM journal_entries WHERE journal = ?",
-                    [.integer(header.id)]) { row in
-            entries.reserve(entries: Int(row.integer(0)), proofBytes: Int(row.real(1)))
-        }
         let readEntries = index.query("SELECT hash, key, proof FROM journal_entries WHERE journal = ?",
                                [.integer(header.id)]) { row in
             let hash = row.integer(0)
@@ -90,13 +84,6 @@ struct JournalIndex: Sendable {
 
         init(sourceCount: Int) { self.sourceCount = sourceCount }
 
-        /// Makes room for `entries` entries whose proofs hold `proofBytes` in all.
-        mutating func reserve(entries: Int, proofBytes: Int) {
-            guard entries > 0, proofBytes > 0, proofBytes < Int(Int32.max) else { return }
-            bytes.reserveCapacity(entries * JournalEntry.proofAt + proofBytes)
-            offsets.reserveCapacity(entries)
-        }
-
         /// Adds the entry of these columns; false (and left out) when they are not whole.
         mutating func add(hash: Int64, key: UnsafeRawBufferPointer, proof: UnsafeRawBufferPointer) -> Bool {
             guard key.count == 32, JournalEntry.isWhole(proof: proof),
@@ -112,16 +99,14 @@ struct JournalIndex: Sendable {
 
     /// A journal of these parts; `offsets` are where its entries start in `bytes`.
     init(id: Int64, identity: JournalIdentity, generations: JournalGenerations, lastUsed: Double,
-         sources: [JournalSource], bytes: [UInt8], offsets: [Int32]) {
+         sources: JournalSources, bytes: [UInt8], offsets: [Int32]) {
         self.id = id
         self.identity = identity
         self.generations = generations
         self.lastUsed = lastUsed
+        var sources = sources
+        sources.index()
         self.sources = sources
-        var ordinals: [String: Int] = [:]
-        ordinals.reserveCapacity(sources.count)
-        for (ordinal, source) in sources.enumerated() { ordinals[source.path] = ordinal }
-        self.ordinals = ordinals
         self.bytes = bytes
         entryCount = offsets.count
         var capacity = 16
@@ -139,9 +124,6 @@ struct JournalIndex: Sendable {
         self.slots = slots
     }
 
-    /// The ordinal of the source at `path`; nil when the journal lacks it.
-    func source(at path: String) -> Int? { ordinals[path] }
-
     /// The offsets of the entries whose hash is `hash` (and some others), in probe order,
     /// until `body` returns a value.
     func probeEntries<T>(hash: UInt64, _ body: (Int) -> T?) -> T? {
@@ -152,5 +134,72 @@ struct JournalIndex: Sendable {
             slot = (slot + 1) & mask
         }
         return nil
+    }
+}
+
+/// A journal's sources, by ordinal, in flat arrays (a 20,000-source journal would otherwise be
+/// 20,000 small allocations held through the run), found by path through an open-addressing
+/// table of their paths' FNV hashes.
+struct JournalSources: Sendable {
+    private var paths: [String] = []
+    private var stamps: [FileStamp] = []
+    private var writtenBy: [Int64] = []
+    /// 32 bytes per source.
+    private var digests: [UInt8] = []
+    /// Ordinal + 1 per slot (0: empty), made by `index()`.
+    private var slots: [Int32] = []
+
+    var count: Int { paths.count }
+
+    /// Adds a source; false when its digest is not 32 bytes.
+    mutating func append(path: String, stamp: FileStamp, digest: UnsafeRawBufferPointer, written: Int64) -> Bool {
+        guard digest.count == 32 else { return false }
+        paths.append(path)
+        stamps.append(stamp)
+        writtenBy.append(written)
+        digests += digest
+        return true
+    }
+
+    /// Makes the table `ordinal(of:)` looks paths up in.
+    mutating func index() {
+        var capacity = 16
+        while capacity < count * 2 { capacity <<= 1 }
+        slots = [Int32](repeating: 0, count: capacity)
+        for (ordinal, path) in paths.enumerated() {
+            var slot = Self.slot(path, capacity)
+            while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+            slots[slot] = Int32(ordinal + 1)
+        }
+    }
+
+    private static func slot(_ path: String, _ capacity: Int) -> Int {
+        var hash = JournalFormat.Hash()
+        hash.add(path.utf8)
+        return Int(truncatingIfNeeded: hash.value) & (capacity - 1)
+    }
+
+    /// The ordinal of the source at `path`; nil when there is none.
+    func ordinal(of path: String) -> Int? {
+        guard !slots.isEmpty else { return nil }
+        var slot = Self.slot(path, slots.count)
+        while slots[slot] != 0 {
+            let ordinal = Int(slots[slot]) - 1
+            if paths[ordinal] == path { return ordinal }
+            slot = (slot + 1) & (slots.count - 1)
+        }
+        return nil
+    }
+
+    func path(_ ordinal: Int) -> String { paths[ordinal] }
+    func stamp(_ ordinal: Int) -> FileStamp { stamps[ordinal] }
+    /// The `files` generation that wrote the source's row.
+    func written(_ ordinal: Int) -> Int64 { writtenBy[ordinal] }
+    func digestHex(_ ordinal: Int) -> String { ContentDigest.hex(digests[(ordinal * 32)..<(ordinal * 32 + 32)]) }
+
+    /// The source as the next journal keeps it.
+    subscript(ordinal: Int) -> JournalSource {
+        JournalSource(path: paths[ordinal], stamp: stamps[ordinal],
+                      digest: Array(digests[(ordinal * 32)..<(ordinal * 32 + 32)]), written: writtenBy[ordinal])
     }
 }

@@ -39,7 +39,7 @@ struct JournalNotes {
         if let known = previousTokens[ordinal] {
             token = known
         } else {
-            let path = index.sources[ordinal].path
+            let path = index.sources.path(ordinal)
             if let noted = tokens[path] {
                 token = noted
             } else {

@@ -84,13 +84,13 @@ final class WarmJournal: Sendable {
     /// The source at `path`, whose stamp is `stamp` now, if the journal knows it under that
     /// stamp and its `files` row is still the one that gave its digest.
     func source(path: String, stamp: FileStamp) -> Source? {
-        guard let previous, let ordinal = previous.source(at: path) else { return nil }
-        let known = previous.sources[ordinal]
-        guard known.stamp == stamp else { return nil }
+        guard let previous, let ordinal = previous.sources.ordinal(of: path),
+              previous.sources.stamp(ordinal) == stamp else { return nil }
         if !filesStable {
-            guard known.written != 0, files.written(path) == known.written else { return nil }
+            let written = previous.sources.written(ordinal)
+            guard written != 0, files.written(path) == written else { return nil }
         }
-        return Source(ordinal: ordinal, digest: ContentDigest.hex(known.digest))
+        return Source(ordinal: ordinal, digest: previous.sources.digestHex(ordinal))
     }
 
     /// The facts of `source` as the next journal keeps them.
@@ -113,6 +113,7 @@ final class WarmJournal: Sendable {
         guard let previous, keyBytes.count == 32 else { return nil }
         let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
         let hash = JournalFormat.entryHash(sourcePath: sourcePath, key: keyBytes, template: request.outTemplate, row: row)
+        let templateCheck = JournalFormat.templateCheck(request.outTemplate)
         let found: (Int, OutputRecord, String, FileStamp, FileStamp)? = previous.bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
             return previous.probeEntries(hash: hash) { offset in
@@ -120,7 +121,7 @@ final class WarmJournal: Sendable {
                       Int(reader.u32(offset + JournalEntry.sourceAt)) == source.ordinal,
                       reader.equals(offset + JournalEntry.keyAt, 32, keyBytes),
                       JournalEntry.row(reader, at: offset) == row,
-                      JournalEntry.isFor(template: request.outTemplate, reader, at: offset),
+                      JournalEntry.isFor(templateCheck: templateCheck, reader, at: offset),
                       let record = JournalEntry.record(reader, at: offset) else { return nil }
                 return (offset, record, JournalEntry.path(reader, at: offset),
                         reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))
