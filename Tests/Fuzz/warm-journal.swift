@@ -124,7 +124,7 @@ func journal(from bytes: [UInt8]) -> (rows: [Row], sources: Int) {
             hash: JournalFormat.entryHash(sourcePath: source.path, key: key, template: template, row: row),
             source: 0, template: template, path: text(Int(next() % 24)), row: row, key: key, record: record,
             recordStamp: stamp(), outStamp: stamp())
-        notes.add(entry, source: source)
+        notes.add(entry, source: source, previous: nil)
     }
     var rows: [Row] = []
     var count = 0

@@ -198,6 +198,39 @@ struct WarmJournalUnitTests {
         #expect(try Self.run(more, out: out, cache: cache).counts?.kept == 3)
     }
 
+    @Test("A source both kept from the last journal and proved again the slow way is saved once, whichever came first")
+    func sourceNotedOnce() throws {
+        let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)
+        let source = JournalSource(path: "/src/a.png", stamp: stamp, digest: [UInt8](repeating: 7, count: 32), written: 41)
+        let record = OutputRecord(sha256: String(repeating: "c", count: 64), width: 30, height: 20, format: .png, bytes: 99)
+        func entry(_ fill: UInt8) -> JournalEntry {
+            let key = [UInt8](repeating: fill, count: 32)
+            return JournalEntry(hash: JournalFormat.entryHash(sourcePath: source.path, key: key, template: "x.png", row: nil),
+                                source: 0, template: "x.png", path: "x-\(fill).png", row: nil, key: key, record: record,
+                                recordStamp: stamp, outStamp: stamp)
+        }
+        // The last journal: the source and one entry over it.
+        var writer = JournalWriter()
+        entry(1).encode(into: &writer)
+        var sources = JournalSources()
+        #expect(source.digest.withUnsafeBytes { sources.append(path: source.path, stamp: stamp, digest: $0, written: 41) })
+        let previous = JournalIndex(id: 1, identity: JournalIdentity(outPath: "/out", outDevice: 1, outInode: 2),
+                                    generations: JournalGenerations(files: 1, outputs: 1), lastUsed: 0,
+                                    sources: sources, bytes: writer.bytes, offsets: [0])
+        for keepFirst in [true, false] {
+            var notes = JournalNotes()
+            if keepFirst { notes.keep(entry: 0, source: 0, from: previous) }
+            notes.add(entry(2), source: source, previous: previous)
+            if !keepFirst { notes.keep(entry: 0, source: 0, from: previous) }
+            var saved: [JournalSource] = []
+            var tokens: [UInt32] = []
+            notes.rows(previous: previous, source: { saved.append($1) },
+                       entry: { tokens.append(JournalReader(bytes: $0).u32(JournalEntry.sourceAt)) })
+            #expect(saved == [source], "keep first: \(keepFirst)")
+            #expect(tokens == [0, 0], "keep first: \(keepFirst)")
+        }
+    }
+
     @Test("A journal's rows read back are what was noted; a proof cut anywhere is not whole")
     func roundTrip() throws {
         let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)
@@ -210,7 +243,7 @@ struct WarmJournalUnitTests {
             source: 0, template: "{row}.png", path: "7.png", row: 7, key: key, record: record,
             recordStamp: stamp, outStamp: stamp)
         var notes = JournalNotes()
-        notes.add(entry, source: source)
+        notes.add(entry, source: source, previous: nil)
         var sources: [JournalSource] = []
         var entries: [[UInt8]] = []
         notes.rows(previous: nil, source: { sources.append($1) }, entry: { entries.append(Array($0)) })

@@ -138,10 +138,12 @@ struct JournalIndex: Sendable {
 }
 
 /// A journal's sources, by ordinal, in flat arrays (a 20,000-source journal would otherwise be
-/// 20,000 small allocations held through the run), found by path through an open-addressing
+/// 40,000 small allocations held through the run), found by path through an open-addressing
 /// table of their paths' FNV hashes.
 struct JournalSources: Sendable {
-    private var paths: [String] = []
+    /// The paths' UTF-8, one after another; where each ends.
+    private var pathBytes: [UInt8] = []
+    private var pathEnds: [Int32] = []
     private var stamps: [FileStamp] = []
     private var writtenBy: [Int64] = []
     /// 32 bytes per source.
@@ -149,12 +151,13 @@ struct JournalSources: Sendable {
     /// Ordinal + 1 per slot (0: empty), made by `index()`.
     private var slots: [Int32] = []
 
-    var count: Int { paths.count }
+    var count: Int { pathEnds.count }
 
     /// Adds a source; false when its digest is not 32 bytes.
     mutating func append(path: String, stamp: FileStamp, digest: UnsafeRawBufferPointer, written: Int64) -> Bool {
-        guard digest.count == 32 else { return false }
-        paths.append(path)
+        guard digest.count == 32, pathBytes.count + path.utf8.count < Int(Int32.max) else { return false }
+        pathBytes += path.utf8
+        pathEnds.append(Int32(pathBytes.count))
         stamps.append(stamp)
         writtenBy.append(written)
         digests += digest
@@ -166,32 +169,36 @@ struct JournalSources: Sendable {
         var capacity = 16
         while capacity < count * 2 { capacity <<= 1 }
         slots = [Int32](repeating: 0, count: capacity)
-        for (ordinal, path) in paths.enumerated() {
-            var slot = Self.slot(path, capacity)
+        for ordinal in 0..<count {
+            var slot = Self.slot(pathBytes[pathRange(ordinal)], capacity)
             while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
             slots[slot] = Int32(ordinal + 1)
         }
     }
 
-    private static func slot(_ path: String, _ capacity: Int) -> Int {
+    private static func slot<Bytes: Sequence>(_ path: Bytes, _ capacity: Int) -> Int where Bytes.Element == UInt8 {
         var hash = JournalFormat.Hash()
-        hash.add(path.utf8)
+        hash.add(path)
         return Int(truncatingIfNeeded: hash.value) & (capacity - 1)
     }
 
     /// The ordinal of the source at `path`; nil when there is none.
     func ordinal(of path: String) -> Int? {
         guard !slots.isEmpty else { return nil }
-        var slot = Self.slot(path, slots.count)
+        var slot = Self.slot(path.utf8, slots.count)
         while slots[slot] != 0 {
             let ordinal = Int(slots[slot]) - 1
-            if paths[ordinal] == path { return ordinal }
+            if pathBytes[pathRange(ordinal)].elementsEqual(path.utf8) { return ordinal }
             slot = (slot + 1) & (slots.count - 1)
         }
         return nil
     }
 
-    func path(_ ordinal: Int) -> String { paths[ordinal] }
+    private func pathRange(_ ordinal: Int) -> Range<Int> {
+        (ordinal == 0 ? 0 : Int(pathEnds[ordinal - 1]))..<Int(pathEnds[ordinal])
+    }
+
+    func path(_ ordinal: Int) -> String { String(decoding: pathBytes[pathRange(ordinal)], as: UTF8.self) }
     func stamp(_ ordinal: Int) -> FileStamp { stamps[ordinal] }
     /// The `files` generation that wrote the source's row.
     func written(_ ordinal: Int) -> Int64 { writtenBy[ordinal] }
@@ -199,7 +206,7 @@ struct JournalSources: Sendable {
 
     /// The source as the next journal keeps it.
     subscript(ordinal: Int) -> JournalSource {
-        JournalSource(path: paths[ordinal], stamp: stamps[ordinal],
+        JournalSource(path: path(ordinal), stamp: stamps[ordinal],
                       digest: Array(digests[(ordinal * 32)..<(ordinal * 32 + 32)]), written: writtenBy[ordinal])
     }
 }

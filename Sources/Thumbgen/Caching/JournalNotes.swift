@@ -38,25 +38,25 @@ struct JournalNotes {
         let token: Int
         if let known = previousTokens[ordinal] {
             token = known
+        } else if !tokens.isEmpty, let noted = tokens[index.sources.path(ordinal)] {
+            // Noted by the slow path first. (A steady warm run notes none: no path is made a
+            // string for this.)
+            token = noted
+            previousTokens[ordinal] = token
         } else {
-            let path = index.sources.path(ordinal)
-            if let noted = tokens[path] {
-                token = noted
-            } else {
-                token = sources.count
-                tokens[path] = token
-                sources.append(.previous(ordinal: ordinal))
-            }
+            token = sources.count
+            sources.append(.previous(ordinal: ordinal))
             previousTokens[ordinal] = token
         }
         kept.append((Int32(offset), UInt32(token)))
     }
 
-    /// Adds an entry proved the slow way, over `source`.
-    mutating func add(_ entry: JournalEntry, source: JournalSource) {
+    /// Adds an entry proved the slow way, over `source`; `previous` is the journal entries are
+    /// kept from.
+    mutating func add(_ entry: JournalEntry, source: JournalSource, previous: JournalIndex?) {
         guard entry.fits else { return }
         var entry = entry
-        entry.source = UInt32(token(for: source))
+        entry.source = UInt32(token(for: source, previous: previous))
         var writer = JournalWriter()
         entry.encode(into: &writer)
         if fresh.isEmpty || fresh[fresh.count - 1].count + writer.bytes.count > Self.chunkSize {
@@ -67,9 +67,14 @@ struct JournalNotes {
         freshCount += 1
     }
 
-    /// The token of `source`'s path; a later note of the same path with other facts replaces
-    /// the earlier (entries noted under those stay safe: their output key holds the digest).
-    private mutating func token(for source: JournalSource) -> Int {
+    /// The token of `source`'s path (one a kept entry's source already has, if any); a later
+    /// note of the same path with other facts replaces the earlier (entries noted under those
+    /// stay safe: their output key holds the digest).
+    private mutating func token(for source: JournalSource, previous: JournalIndex?) -> Int {
+        if tokens[source.path] == nil, let previous, let ordinal = previous.sources.ordinal(of: source.path),
+           let kept = previousTokens[ordinal] {
+            tokens[source.path] = kept
+        }
         if let token = tokens[source.path] {
             if case .fresh(let noted) = sources[token], noted == source { return token }
             sources[token] = .fresh(source)

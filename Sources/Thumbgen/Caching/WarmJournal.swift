@@ -151,7 +151,7 @@ final class WarmJournal: Sendable {
             hash: JournalFormat.entryHash(sourcePath: source.path, key: keyBytes, template: request.outTemplate, row: row),
             source: 0, template: request.outTemplate, path: path, row: row, key: keyBytes, record: record,
             recordStamp: recordStamp, outStamp: out)
-        notes.withLock { $0.add(entry, source: source) }
+        notes.withLock { $0.add(entry, source: source, previous: previous) }
     }
 
     /// What this run has noted so far: rows the previous journal vouched for (`kept`), and

@@ -122,7 +122,7 @@ enum IndexSchema {
               key BLOB NOT NULL,            -- the output key (32 bytes): v1/outputs/<hex>
               proof BLOB NOT NULL,          -- what it proved, packed (JournalEntry): the source's
                                             --   ordinal, the output record, the stamps of that
-                                            --   record and of the --out file, template and path
+                                            --   record and of the --out file, the path
               PRIMARY KEY (journal, hash)
             ) WITHOUT ROWID
             """,
