@@ -28,7 +28,7 @@ static void writer_emit_message(j_common_ptr cinfo, int level) {
     (void) level;
 }
 
-int tg_jpeg_write(void *image, int quality, int progressive, void **out, size_t *length) {
+int tg_jpeg_write(void *image, int quality, int progressive, int no_subsample, void **out, size_t *length) {
     VipsImage *in = (VipsImage *) image;
     if (in->BandFmt != VIPS_FORMAT_UCHAR || in->Coding != VIPS_CODING_NONE ||
         (in->Bands != 1 && in->Bands != 3) || vips_concurrency_get() != 1)
@@ -64,8 +64,8 @@ int tg_jpeg_write(void *image, int quality, int progressive, void **out, size_t 
     cinfo.optimize_coding = TRUE;
     jpeg_set_quality(&cinfo, quality, TRUE);
     if (progressive) jpeg_simple_progression(&cinfo);
-    // jpegsave's "auto" chroma subsampling: none from quality 90 up.
-    if (quality >= 90)
+    // jpegsave's "auto" chroma subsampling: none from quality 90 up; "off": none at all.
+    if (quality >= 90 || no_subsample)
         for (int i = 0; i < in->Bands; i++)
             cinfo.comp_info[i].h_samp_factor = cinfo.comp_info[i].v_samp_factor = 1;
     // jpegsave never writes JFIF when it has libexif, and writes nothing else when stripping.

@@ -227,10 +227,14 @@ static inline int tg_copy(VipsImage *in, VipsImage **out) {
 
 // MARK: - Saving (metadata stripped: outputs carry no EXIF, XMP or profile)
 
+/// `no_subsample` writes chroma at full resolution (4:4:4) whatever the quality.
 static inline int tg_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
-                                     int progressive) {
+                                     int progressive, int no_subsample) {
     return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE,
-                                "optimize_coding", TRUE, "interlace", progressive, NULL);
+                                "optimize_coding", TRUE, "interlace", progressive,
+                                "subsample_mode", no_subsample ? VIPS_FOREIGN_SUBSAMPLE_OFF
+                                                               : VIPS_FOREIGN_SUBSAMPLE_AUTO,
+                                NULL);
 }
 
 /// `palette` quantises to at most 256 colours, steered by `quality`.
@@ -241,21 +245,24 @@ static inline int tg_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int 
 }
 
 /// An image with a `page-height` metadata field is saved as an animation.
+/// `near_lossless` preprocesses at level `quality`, then encodes losslessly.
 static inline int tg_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
-                                     int effort) {
+                                     int effort, int lossless, int near_lossless) {
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort,
-                                NULL);
+                                "lossless", lossless, "near_lossless", near_lossless, NULL);
 }
 
 static inline int tg_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
-                                     int effort) {
+                                     int effort, int lossless) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression",
-                                VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort, NULL);
+                                VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort,
+                                "lossless", lossless, NULL);
 }
 
 static inline int tg_jxlsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
-                                    int effort) {
-    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort, NULL);
+                                    int effort, int lossless) {
+    return vips_jxlsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "effort", effort,
+                               "lossless", lossless, NULL);
 }
 
 /// An image with a `page-height` metadata field is saved as an animation.

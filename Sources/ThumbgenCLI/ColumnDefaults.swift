@@ -37,8 +37,8 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default output path under --out, with placeholders such as {dir}, {name}, {w}, {h} and {ext} (column `out`; default {name}-{w}x{h}.{ext}, or {dir}/{name}-{w}x{h}.{ext} for a walked folder).")
     var outTemplate: String?
 
-    @Option(help: "Default quality from 1 to 100 (column `quality`); each format has its own default.")
-    var quality: Int?
+    @Option(help: "Default quality from 1 to 100, for every format or per format: 80, or webp=75,avif=50,jpeg=80, or 80,avif=50 (column `quality`, same forms); a format not named keeps its own default.")
+    var quality: String?
 
     @Option(help: "Default background, #rrggbb or #rrggbbaa, for padding and flattening (column `background`).")
     var background: String?
@@ -77,7 +77,7 @@ struct ColumnDefaults: ParsableArguments {
         values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel
         values[.format] = formats.count == 1 ? formats[0] : nil
-        values[.quality] = quality.map(String.init)
+        values[.quality] = quality
         values[.background] = background
         values[.priority] = priority
         values[.shrinkOnLoad] = shrinkOnLoad

@@ -21,6 +21,21 @@ struct FormatOptions: ParsableArguments {
     @Option(help: "GIF palette effort, 1 (fastest) to 10 (best colours).")
     var gifEffort = EncodingOptions().gifEffort
 
+    @Option(help: "JPEG chroma subsampling: auto (4:2:0 below quality 90, as libvips and sharp) or 444 (none: sharp red text and line art).")
+    var jpegSubsample = "auto"
+
+    @Flag(help: "Write lossless WebPs (graphics, screenshots); quality then does not apply.")
+    var webpLossless = false
+
+    @Option(help: "Write near-lossless WebPs, preprocessed at this level from 0 (smallest) to 100 (lossless), then encoded losslessly.")
+    var webpNearLossless: Int?
+
+    @Flag(help: "Write lossless AVIFs.")
+    var avifLossless = false
+
+    @Flag(help: "Write lossless JPEG XLs.")
+    var jxlLossless = false
+
     func validate() throws {
         let ranges: [(String, Int, ClosedRange<Int>)] = [
             ("--webp-effort", webpEffort, 0...6), ("--avif-effort", avifEffort, 0...9),
@@ -28,6 +43,15 @@ struct FormatOptions: ParsableArguments {
         ]
         for (flag, value, range) in ranges where !range.contains(value) {
             throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound)")
+        }
+        guard ["auto", "444"].contains(jpegSubsample) else {
+            throw ValidationError("--jpeg-subsample must be auto or 444")
+        }
+        if let level = webpNearLossless, !(0...100).contains(level) {
+            throw ValidationError("--webp-near-lossless must be from 0 to 100")
+        }
+        if webpLossless, webpNearLossless != nil {
+            throw ValidationError("--webp-lossless and --webp-near-lossless are two ways to write a WebP: give one")
         }
     }
 
@@ -40,6 +64,11 @@ struct FormatOptions: ParsableArguments {
         encoding.avifEffort = avifEffort
         encoding.jxlEffort = jxlEffort
         encoding.gifEffort = gifEffort
+        encoding.jpegNoSubsampling = jpegSubsample == "444"
+        encoding.webpLossless = webpLossless
+        encoding.webpNearLossless = webpNearLossless
+        encoding.avifLossless = avifLossless
+        encoding.jxlLossless = jxlLossless
         return encoding
     }
 }

@@ -16,10 +16,11 @@ struct JPEGWriterTests {
     }
 
     /// What `vips_jpegsave_buffer` writes for `image` with thumbgen's settings.
-    static func jpegsave(_ image: UnsafeMutablePointer<VipsImage>, quality: Int, progressive: Bool) throws -> Data {
+    static func jpegsave(_ image: UnsafeMutablePointer<VipsImage>, quality: Int, progressive: Bool,
+                         noSubsampling: Bool = false) throws -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard tg_jpegsave_buffer(image, &buffer, &length, Int32(quality), progressive ? 1 : 0) == 0,
+        guard tg_jpegsave_buffer(image, &buffer, &length, Int32(quality), progressive ? 1 : 0, noSubsampling ? 1 : 0) == 0,
               let buffer else { throw FixtureError("jpegsave: \(VipsErrorBuffer.take())") }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: length)
@@ -27,10 +28,11 @@ struct JPEGWriterTests {
 
     /// What `tg_jpeg_write` returns for `image`: its status, and its bytes on success.
     static func direct(_ image: UnsafeMutablePointer<VipsImage>, quality: Int,
-                       progressive: Bool) -> (status: Int32, data: Data?) {
+                       progressive: Bool, noSubsampling: Bool = false) -> (status: Int32, data: Data?) {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        let status = tg_jpeg_write(UnsafeMutableRawPointer(image), Int32(quality), progressive ? 1 : 0, &buffer, &length)
+        let status = tg_jpeg_write(UnsafeMutableRawPointer(image), Int32(quality), progressive ? 1 : 0,
+                                   noSubsampling ? 1 : 0, &buffer, &length)
         guard status == 0, let buffer else { return (status, nil) }
         defer { free(buffer) }
         return (status, Data(bytes: buffer, count: length))
@@ -48,7 +50,7 @@ struct JPEGWriterTests {
         return out
     }
 
-    @Test("Its bytes are jpegsave's, at every quality either side of 4:2:0, baseline and progressive",
+    @Test("Its bytes are jpegsave's, at every quality either side of 4:2:0, baseline and progressive, subsampled or 4:4:4",
           arguments: [(1, 1, false), (7, 5, false), (17, 9, false), (64, 64, false), (301, 203, false),
                       (33, 21, true), (1, 40, true)])
     func sameBytes(width: Int, height: Int, grey: Bool) throws {
@@ -56,11 +58,15 @@ struct JPEGWriterTests {
         defer { tg_unref(image) }
         for quality in [1, 50, 80, 89, 90, 100] {
             for progressive in [false, true] {
-                let expected = try Self.jpegsave(image, quality: quality, progressive: progressive)
-                let written = Self.direct(image, quality: quality, progressive: progressive)
-                #expect(written.status == 0, "\(VipsErrorBuffer.take())")
-                #expect(written.data == expected,
-                        "\(width)×\(height) grey \(grey), Q\(quality), progressive \(progressive)")
+                for noSubsampling in [false, true] {
+                    let expected = try Self.jpegsave(image, quality: quality, progressive: progressive,
+                                                     noSubsampling: noSubsampling)
+                    let written = Self.direct(image, quality: quality, progressive: progressive,
+                                              noSubsampling: noSubsampling)
+                    #expect(written.status == 0, "\(VipsErrorBuffer.take())")
+                    #expect(written.data == expected,
+                            "\(width)×\(height) grey \(grey), Q\(quality), progressive \(progressive), 4:4:4 \(noSubsampling)")
+                }
             }
         }
     }

@@ -18,12 +18,13 @@
 /// Encodes `image` (a `VipsImage *`; untyped here, so that libvips' header, which `CVips`
 /// already brings to Swift, is included by one module only) as JPEG at `quality` (1–100), progressive when `progressive` is non-zero, as
 /// `vips_jpegsave_buffer(in, ..., "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
-/// "interlace", progressive)` does: chroma 4:2:0 below quality 90, 4:4:4 from 90, no JFIF or
+/// "interlace", progressive)` does: chroma 4:2:0 below quality 90 (4:4:4 throughout with
+/// `no_subsample`, as its "subsample_mode" off), 4:4:4 from 90, no JFIF or
 /// other markers. Takes 8-bit images of 1 band (grey) or 3 (RGB), uncoded, when libvips gives
 /// an image one thread (`vips_concurrency_get() == 1`): otherwise, or for any other image,
 /// returns TG_JPEG_WRITER_UNSUPPORTED. Stops between strips when the image is killed. On
 /// success returns 0 and a buffer in `*out` (free with `free`); on failure returns -1 with the
 /// reason in libvips' error buffer.
-int tg_jpeg_write(void *image, int quality, int progressive, void **out, size_t *length);
+int tg_jpeg_write(void *image, int quality, int progressive, int no_subsample, void **out, size_t *length);
 
 #endif

@@ -46,11 +46,15 @@ struct ImageEncoder: Sendable {
     /// The saver and settings that write `format` (PNG at zlib level 6, libvips' default).
     private static func saver(for format: OutputFormat, quality: Int, options: EncodingOptions) -> VipsSaver {
         switch format {
-        case .jpeg: return .jpeg(quality: quality, progressive: options.jpegProgressive)
+        case .jpeg: return .jpeg(quality: quality, progressive: options.jpegProgressive,
+                                 noSubsampling: options.jpegNoSubsampling)
         case .png: return .png(compression: 6, palette: options.pngPalette, quality: quality)
-        case .webp: return .webp(quality: quality, effort: options.webpEffort)
-        case .avif: return .avif(quality: quality, effort: options.avifEffort)
-        case .jxl: return .jxl(quality: quality, effort: options.jxlEffort)
+        case .webp:
+            // Near-lossless takes its level where the quality would go.
+            return .webp(quality: options.webpNearLossless ?? quality, effort: options.webpEffort,
+                         lossless: options.webpLossless, nearLossless: options.webpNearLossless != nil)
+        case .avif: return .avif(quality: quality, effort: options.avifEffort, lossless: options.avifLossless)
+        case .jxl: return .jxl(quality: quality, effort: options.jxlEffort, lossless: options.jxlLossless)
         case .gif: return .gif(effort: options.gifEffort)
         case .tiff: return .tiff
         }

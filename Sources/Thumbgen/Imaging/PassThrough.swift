@@ -19,7 +19,8 @@ enum PassThrough {
     /// is the source itself.
     static func applies(_ header: ImageHeader, spec: ThumbnailSpec, format: OutputFormat,
                         plan: ThumbnailGeometry) -> Bool {
-        guard header.format == format, spec.quality == nil, header.orientation == 1,
+        guard header.format == format, spec.quality(for: format) == nil, spec.encoding.isDefault(for: format),
+              header.orientation == 1,
               header.frames == 1, !header.hasICCProfile, header.isEightBit, header.isSRGBOrGrey
         else { return false }
         switch format {

@@ -120,7 +120,7 @@ extension SourceRender {
                 guard let plan = plans[index] else { continue }
                 let spec = rows[index].spec
                 let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, kernel: spec.kernel,
-                                      background: spec.background, quality: spec.quality, encoding: spec.encoding,
+                                      background: spec.background, quality: spec.quality(for: format(index)), encoding: spec.encoding,
                                       passesThrough: passesThrough(index))
                 let first = firsts[same]
                 if first == nil { firsts[same] = index }

@@ -183,7 +183,7 @@ struct SourceRender: Sendable {
         let image = try ThumbnailRenderer().render(decoded, spec: spec, plan: row.geometry, format: row.format,
                                                    shared: row.sharedScale, watch: watch)
         listener.stage(.encode, index)
-        let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality, options: spec.encoding,
+        let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality(for: row.format), options: spec.encoding,
                                              sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
         return (data, image.width, image.pageHeight)
     }

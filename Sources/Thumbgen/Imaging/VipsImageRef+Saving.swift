@@ -5,16 +5,17 @@ import Foundation
 /// The libvips savers thumbgen writes with, and what each is told (the shims in `CVips`
 /// strip all metadata and fix every other setting).
 enum VipsSaver: Sendable, Equatable {
-    /// Optimised Huffman tables; `progressive` interlaces.
-    case jpeg(quality: Int, progressive: Bool)
+    /// Optimised Huffman tables; `progressive` interlaces; `noSubsampling` keeps chroma 4:4:4.
+    case jpeg(quality: Int, progressive: Bool, noSubsampling: Bool)
     /// zlib `compression` 0–9; `palette` quantises to at most 256 colours, steered by `quality`.
     case png(compression: Int, palette: Bool, quality: Int)
-    /// Lossy WebP; an image with a `page-height` is saved as an animation.
-    case webp(quality: Int, effort: Int)
+    /// WebP, lossy unless `lossless` or `nearLossless` (which preprocesses at level `quality`);
+    /// an image with a `page-height` is saved as an animation.
+    case webp(quality: Int, effort: Int, lossless: Bool, nearLossless: Bool)
     /// HEIF with AV1 compression.
-    case avif(quality: Int, effort: Int)
+    case avif(quality: Int, effort: Int, lossless: Bool)
     /// JPEG XL.
-    case jxl(quality: Int, effort: Int)
+    case jxl(quality: Int, effort: Int, lossless: Bool)
     /// GIF; an image with a `page-height` is saved as an animation.
     case gif(effort: Int)
     /// Deflate with a horizontal predictor (lossless).
@@ -27,25 +28,28 @@ extension VipsImageRef {
     /// `tg_jpeg_write` where it takes the image (same bytes, no saver's threads). The bytes stay
     /// in the encoder's buffer, freed with the `Data`.
     func saved(with saver: VipsSaver, operation: String, onCallingThread: Bool = false) throws(ImagingError) -> Data {
-        if onCallingThread, case .jpeg(let quality, let progressive) = saver,
-           let data = try writtenAsJPEG(quality: quality, progressive: progressive, operation: operation) {
+        if onCallingThread, case .jpeg(let quality, let progressive, let noSubsampling) = saver,
+           let data = try writtenAsJPEG(quality: quality, progressive: progressive, noSubsampling: noSubsampling,
+                                        operation: operation) {
             return data
         }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status: Int32
         switch saver {
-        case .jpeg(let quality, let progressive):
-            status = tg_jpegsave_buffer(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0)
+        case .jpeg(let quality, let progressive, let noSubsampling):
+            status = tg_jpegsave_buffer(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0,
+                                        noSubsampling ? 1 : 0)
         case .png(let compression, let palette, let quality):
             status = tg_pngsave_buffer(pointer, &buffer, &length, Int32(compression), palette ? 1 : 0,
                                        Int32(quality))
-        case .webp(let quality, let effort):
-            status = tg_webpsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort))
-        case .avif(let quality, let effort):
-            status = tg_avifsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort))
-        case .jxl(let quality, let effort):
-            status = tg_jxlsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort))
+        case .webp(let quality, let effort, let lossless, let nearLossless):
+            status = tg_webpsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0,
+                                        nearLossless ? 1 : 0)
+        case .avif(let quality, let effort, let lossless):
+            status = tg_avifsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0)
+        case .jxl(let quality, let effort, let lossless):
+            status = tg_jxlsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0)
         case .gif(let effort):
             status = tg_gifsave_buffer(pointer, &buffer, &length, Int32(effort))
         case .tiff:
@@ -61,12 +65,13 @@ extension VipsImageRef {
     /// The image as `jpegsave` would write it with `saver`'s settings, evaluated on this thread
     /// by `tg_jpeg_write` (no saver operation, no sink threads); nil when that writer does not
     /// take this image (not 8-bit grey or RGB, or libvips gives images more than one thread).
-    private func writtenAsJPEG(quality: Int, progressive: Bool, operation: String)
+    private func writtenAsJPEG(quality: Int, progressive: Bool, noSubsampling: Bool, operation: String)
         throws(ImagingError) -> Data?
     {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        let status = tg_jpeg_write(UnsafeMutableRawPointer(pointer), Int32(quality), progressive ? 1 : 0, &buffer, &length)
+        let status = tg_jpeg_write(UnsafeMutableRawPointer(pointer), Int32(quality), progressive ? 1 : 0,
+                                   noSubsampling ? 1 : 0, &buffer, &length)
         if status == TG_JPEG_WRITER_UNSUPPORTED { return nil }
         guard status == 0, let buffer else {
             free(buffer)

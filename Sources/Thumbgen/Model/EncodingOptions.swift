@@ -14,19 +14,33 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     public var jxlEffort = 7
     /// GIF palette effort 1–10 (`--gif-effort`).
     public var gifEffort = 7
+    /// JPEG: no chroma subsampling, 4:4:4 (`--jpeg-subsample 444`), for sharp red text and
+    /// line art; by default (`auto`) libvips' rule: 4:2:0 below quality 90, none from 90 up.
+    public var jpegNoSubsampling = false
+    /// WebP: lossless (`--webp-lossless`), for graphics and screenshots.
+    public var webpLossless = false
+    /// WebP: near-lossless preprocessing at this level, 0 (most change) to 100 (none), then a
+    /// lossless encode (`--webp-near-lossless N`); nil for none.
+    public var webpNearLossless: Int?
+    /// AVIF: lossless (`--avif-lossless`).
+    public var avifLossless = false
+    /// JPEG XL: lossless (`--jxl-lossless`).
+    public var jxlLossless = false
 
     /// The defaults above.
     public init() {}
 
     /// The part of `identifier` that can change `format`'s bytes: a flag for another format
     /// leaves the key, and so the cache, of this one alone.
+    /// A flag at its default adds nothing, so that every output made before the flag existed
+    /// keeps its key, and its bytes.
     func identifier(for format: OutputFormat) -> String {
         switch format {
-        case .jpeg: return "jp=\(jpegProgressive ? 1 : 0)"
+        case .jpeg: return "jp=\(jpegProgressive ? 1 : 0)" + extras(for: .jpeg)
         case .png: return "pp=\(pngPalette ? 1 : 0)"
-        case .webp: return "we=\(webpEffort)"
-        case .avif: return "ae=\(avifEffort)"
-        case .jxl: return "xe=\(jxlEffort)"
+        case .webp: return "we=\(webpEffort)" + extras(for: .webp)
+        case .avif: return "ae=\(avifEffort)" + extras(for: .avif)
+        case .jxl: return "xe=\(jxlEffort)" + extras(for: .jxl)
         case .gif: return "ge=\(gifEffort)"
         case .tiff: return "-"
         }
@@ -37,5 +51,33 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     var identifier: String {
         "jp=\(jpegProgressive ? 1 : 0),pp=\(pngPalette ? 1 : 0),we=\(webpEffort),"
             + "ae=\(avifEffort),xe=\(jxlEffort),ge=\(gifEffort)"
+            + extras(for: .jpeg) + extras(for: .webp) + extras(for: .avif) + extras(for: .jxl)
+    }
+
+    /// The key text of `format`'s flags that are not at their default ("" when none is).
+    private func extras(for format: OutputFormat) -> String {
+        switch format {
+        case .jpeg: return jpegNoSubsampling ? ",js=444" : ""
+        case .webp: return (webpLossless ? ",wl=1" : "") + (webpNearLossless.map { ",wn=\($0)" } ?? "")
+        case .avif: return avifLossless ? ",al=1" : ""
+        case .jxl: return jxlLossless ? ",xl=1" : ""
+        default: return ""
+        }
+    }
+
+    /// Whether every flag that changes how `format` encodes (beyond effort) is at its default:
+    /// a source may then pass through as it is (`PassThrough`).
+    func isDefault(for format: OutputFormat) -> Bool {
+        extras(for: format).isEmpty
+    }
+
+    /// Whether `format`'s encode is lossless: its quality does not apply.
+    func isLossless(_ format: OutputFormat) -> Bool {
+        switch format {
+        case .webp: webpLossless || webpNearLossless != nil
+        case .avif: avifLossless
+        case .jxl: jxlLossless
+        default: false
+        }
     }
 }

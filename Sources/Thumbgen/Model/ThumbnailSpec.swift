@@ -17,8 +17,10 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var kernel: Kernel = .lanczos3
     /// The output format, or `auto` (`format`).
     public var format: FormatChoice = .auto
-    /// 1–100, or nil for the format's default.
+    /// 1–100 for every format not in `formatQuality`, or nil for each format's default.
     public var quality: Int?
+    /// 1–100 for the formats named (`quality` column `webp=75,avif=50`).
+    public var formatQuality: [OutputFormat: Int] = [:]
     /// Padding colour, and what alpha is flattened onto (`background`).
     public var background: RGBAColor = .white
     /// Keep every frame of an animated source when the output format can animate (`animated`).
@@ -44,9 +46,24 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
             "v\(Self.recipeVersion)", "box=\(box)", "fit=\(fit.rawValue)",
             "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
             "kernel=\(kernel.rawValue)", "format=\(formatText)",
-            "q=\(quality.map(String.init) ?? "-")", "bg=\(background)",
+            "q=\(qualityText)", "bg=\(background)",
             "anim=\(animates)", "enc=\(encodingText)", "sol=\(shrinkOnLoad.rawValue)",
         ].joined(separator: ";")
+    }
+
+    /// The quality the encoder of `format` is given; nil for its default.
+    public func quality(for format: OutputFormat) -> Int? {
+        formatQuality[format] ?? quality
+    }
+
+    /// The quality as the key holds it: for a known format, the number its encoder is given
+    /// (so `webp=75` and a bare `75` make the same WebP, under the same key); for `auto`, the
+    /// bare number and, when any, the per-format ones.
+    private var qualityText: String {
+        if case .fixed(let f) = format { return quality(for: f).map(String.init) ?? "-" }
+        let bare = quality.map(String.init) ?? "-"
+        guard !formatQuality.isEmpty else { return bare }
+        return bare + "," + QualitySetting(all: quality, byFormat: formatQuality).byFormatText
     }
 
     /// The encoder options that can change this output's bytes.

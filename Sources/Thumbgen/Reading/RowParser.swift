@@ -129,10 +129,9 @@ public struct RowParser: Sendable {
             }
         }
         if let text = value(.quality) {
-            guard let q = Int(text.trimmingWhitespace), (1...100).contains(q) else {
-                throw fail(.quality, "must be a whole number from 1 to 100")
-            }
-            spec.quality = q
+            guard let setting = QualitySetting.parse(text) else { throw fail(.quality, QualitySetting.expected) }
+            spec.quality = setting.all
+            spec.formatQuality = setting.byFormat
         }
         if let text = value(.background) {
             guard let color = RGBAColor(hex: text.trimmingWhitespace) else {

@@ -79,11 +79,11 @@ struct RawImage: Sendable {
         let status: Int32
         let q = Int32(quality)
         switch format {
-        case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, q, 0)
+        case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, q, 0, 0)
         case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression), 0, 100)
-        case .webp: status = tg_webpsave_buffer(image, &buffer, &length, q, 4)
-        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, q, 2)
-        case .jxl: status = tg_jxlsave_buffer(image, &buffer, &length, q, 3)
+        case .webp: status = tg_webpsave_buffer(image, &buffer, &length, q, 4, 0, 0)
+        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, q, 2, 0)
+        case .jxl: status = tg_jxlsave_buffer(image, &buffer, &length, q, 3, 0)
         case .gif: status = tg_gifsave_buffer(image, &buffer, &length, 7)
         case .tiff: status = tg_tiffsave_buffer(image, &buffer, &length)
         }
@@ -100,7 +100,7 @@ struct RawImage: Sendable {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
         let status = format == .gif ? tg_gifsave_buffer(image, &buffer, &length, 7)
-            : tg_webpsave_buffer(image, &buffer, &length, 90, 4)
+            : tg_webpsave_buffer(image, &buffer, &length, 90, 4, 0, 0)
         guard status == 0, let buffer else { throw FixtureError("saving an animated \(format) fixture") }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: length)

@@ -1,0 +1,192 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// An encoder per format: a quality per format, JPEG 4:4:4, lossless and near-lossless WebP,
+/// lossless AVIF and JPEG XL. Each is in the cache key; at their defaults, no key (and so no
+/// output) changes.
+@Suite("Encoders per format")
+struct EncoderSettingsTests {
+    /// Text and soft edges: what 4:2:0 and lossy coding visibly change.
+    static let artwork = RawImage(width: 120, height: 80) { x, y in
+        (x / 8 + y / 8) % 2 == 0 ? Colour(r: 220, g: 20, b: 30) : Colour(r: UInt8(x * 2), g: UInt8(y * 3), b: 200)
+    }
+
+    @Test("A quality per format: each format's key and bytes are a bare number's for it; defaults keep every key")
+    func qualityPerFormat() throws {
+        let parsed = try #require(QualitySetting.parse("webp=75, avif=50,JPG=80"))
+        #expect(parsed == QualitySetting(all: nil, byFormat: [.webp: 75, .avif: 50, .jpeg: 80]))
+        #expect(QualitySetting.parse("80,avif=50") == QualitySetting(all: 80, byFormat: [.avif: 50]))
+        for bad in ["", "0", "101", "webp=", "webp=0", "bmp=50", "80,90", "webp=70,webp=80", "a=b=c", "80,"] {
+            #expect(QualitySetting.parse(bad) == nil, "\(bad)")
+        }
+
+        func spec(_ format: OutputFormat?, _ change: (inout ThumbnailSpec) -> Void = { _ in }) -> ThumbnailSpec {
+            var spec = ThumbnailSpec()
+            spec.format = format.map { .fixed($0) } ?? .auto
+            change(&spec)
+            return spec
+        }
+        // A format named takes its number, under the key a bare number gives it.
+        let perFormat: (inout ThumbnailSpec) -> Void = { $0.quality = 90; $0.formatQuality = [.webp: 75, .jpeg: 80] }
+        #expect(spec(.webp, perFormat).identifier == spec(.webp) { $0.quality = 75 }.identifier)
+        #expect(spec(.jpeg, perFormat).identifier == spec(.jpeg) { $0.quality = 80 }.identifier)
+        #expect(spec(.png, perFormat).identifier == spec(.png) { $0.quality = 90 }.identifier)
+        #expect(spec(.webp, perFormat).quality(for: .webp) == 75 && spec(.png, perFormat).quality(for: .png) == 90)
+        // An `auto` row's key names them all; without any, it is what it was.
+        #expect(spec(nil, perFormat).identifier.contains("q=90,jpeg:80,webp:75"))
+        #expect(spec(nil) { $0.quality = 90 }.identifier.contains("q=90;"))
+        // The defaults add nothing to any key: the text every existing output's key was made of.
+        let defaults = EncodingOptions()
+        #expect(OutputFormat.allCases.map(defaults.identifier(for:))
+                == ["jp=0", "pp=0", "we=4", "ae=4", "xe=7", "ge=7", "-"])
+        #expect(defaults.identifier == "jp=0,pp=0,we=4,ae=4,xe=7,ge=7")
+        #expect(spec(.jpeg).identifier
+                == "v5;box=x;fit=inside;gravity=center;crop=-;upscale=false;kernel=lanczos3;format=jpeg;q=-;"
+                + "bg=#ffffffff;anim=false;enc=jp=0;sol=balanced")
+    }
+
+    @Test("Each flag is its own key, for its own format only")
+    func flagsInKeys() {
+        var options = EncodingOptions()
+        let plain = OutputFormat.allCases.map(options.identifier(for:))
+        options.jpegNoSubsampling = true
+        options.webpLossless = true
+        options.avifLossless = true
+        options.jxlLossless = true
+        let flagged = OutputFormat.allCases.map(options.identifier(for:))
+        #expect(zip(plain, flagged).map { $0 != $1 } == [true, false, true, true, true, false, false])
+        var near = EncodingOptions()
+        near.webpNearLossless = 60
+        #expect(near.identifier(for: .webp) == "we=4,wn=60" && near.identifier(for: .jpeg) == "jp=0")
+        #expect(near.identifier != EncodingOptions().identifier)
+    }
+
+    @Test("--quality per format, from the command line and the column: each output gets its number; a later bare run for one format is a cache hit")
+    func qualityEndToEnd() async throws {
+        let space = try Workspace()
+        try space.fixture(Self.artwork, "art.png")
+        // Formats named: an `auto` row's key holds every format's number.
+        let rows = [["art.png", "a.webp", "webp", ""], ["art.png", "a.jpg", "jpeg", ""], ["art.png", "b.webp", "webp", "webp=30"]]
+        let manifest = CSV.manifest(["src", "out", "format", "quality"], rows)
+        let run = try await space.run(manifest: manifest, ["--quality", "webp=90,jpeg=40"])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        let high = try Data(contentsOf: space.output("a.webp")), low = try Data(contentsOf: space.output("b.webp"))
+        #expect(high.count > low.count, "webp 90: \(high.count) bytes, webp 30: \(low.count)")
+
+        // The same outputs asked for with bare numbers are the same entries.
+        let bare = CSV.manifest(["src", "out", "format", "quality"],
+                                [["art.png", "c.webp", "webp", "90"], ["art.png", "c.jpg", "jpeg", "40"]])
+        let again = try await space.run(manifest: bare)
+        #expect(again.status == 0, "\(again.result.stderr)")
+        #expect(again.report?.rows.map(\.cache) == ["hit", "hit"])
+        #expect(try Data(contentsOf: space.output("c.webp")) == high)
+        #expect(try Data(contentsOf: space.output("c.jpg")) == Data(contentsOf: space.output("a.jpg")))
+
+        let invalid = try await space.run(manifest: manifest, ["--quality", "webp=0"])
+        #expect(invalid.status == 2 && invalid.result.stderr.contains("--quality"), "\(invalid.result.stderr)")
+        let badCell = try await space.run(manifest: CSV.manifest(["src", "out", "quality"], [["art.png", "d.webp", "webp=75,jpeg"]]))
+        #expect(badCell.report?.row(2)?.error?.code == "invalid_row")
+        #expect(badCell.report?.row(2)?.error?.message.contains("quality") == true)
+    }
+
+    /// The sampling factors of a JPEG's components (SOF0 or SOF2), as (h, v) pairs.
+    static func samplingFactors(_ jpeg: Data) -> [(Int, Int)] {
+        let bytes = [UInt8](jpeg)
+        var at = 2
+        while at + 4 < bytes.count, bytes[at] == 0xFF {
+            let marker = bytes[at + 1], length = Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            if marker == 0xC0 || marker == 0xC2 {
+                let components = Int(bytes[at + 9])
+                return (0..<components).map { index in
+                    let factors = bytes[at + 11 + index * 3]
+                    return (Int(factors >> 4), Int(factors & 0x0F))
+                }
+            }
+            at += 2 + length
+        }
+        return []
+    }
+
+    @Test("--jpeg-subsample 444 keeps chroma whole at any quality; auto subsamples below 90")
+    func jpegSubsampling() async throws {
+        let space = try Workspace()
+        try space.fixture(Self.artwork, "art.png")
+        let manifest = CSV.manifest(["src", "out", "quality"], [["art.png", "small.jpg", "80"], ["art.png", "fine.jpg", "95"]])
+        let plain = try await space.run(manifest: manifest)
+        #expect(plain.status == 0, "\(plain.result.stderr)")
+        #expect(Self.samplingFactors(try Data(contentsOf: space.output("small.jpg"))).first.map { [$0.0, $0.1] } == [2, 2])
+        #expect(Self.samplingFactors(try Data(contentsOf: space.output("fine.jpg"))).allSatisfy { $0 == (1, 1) })
+        let full = try await space.run(manifest: manifest, ["--jpeg-subsample", "444"])
+        #expect(full.status == 0, "\(full.result.stderr)")
+        // Quality 95 was 4:4:4 already, but its key names the flag: a miss too.
+        #expect(full.report?.rows.map(\.cache) == ["miss", "miss"])
+        let factors = Self.samplingFactors(try Data(contentsOf: space.output("small.jpg")))
+        #expect(factors.count == 3 && factors.allSatisfy { $0 == (1, 1) }, "\(factors)")
+        let invalid = try await space.run(manifest: manifest, ["--jpeg-subsample", "420"])
+        #expect(invalid.status == 2 && invalid.result.stderr.contains("--jpeg-subsample"), "\(invalid.result.stderr)")
+    }
+
+    @Test("--webp-lossless keeps every pixel; --webp-near-lossless is lossless coding too; lossy by default")
+    func webpLossless() async throws {
+        let space = try Workspace()
+        try space.fixture(Self.artwork, "art.png")
+        let manifest = CSV.manifest(["src", "out", "format"], [["art.png", "a.webp", "webp"], ["art.png", "a.png", "png"]])
+        let lossy = try await space.run(manifest: manifest)
+        #expect(lossy.status == 0, "\(lossy.result.stderr)")
+        #expect(FixtureBytes.contains(try Data(contentsOf: space.output("a.webp")), Array("VP8 ".utf8)))
+        let lossless = try await space.run(manifest: manifest, ["--webp-lossless"])
+        #expect(lossless.status == 0, "\(lossless.result.stderr)")
+        #expect(lossless.report?.rows.map(\.cache) == ["miss", "hit"])
+        let exact = try Data(contentsOf: space.output("a.webp"))
+        #expect(FixtureBytes.contains(exact, Array("VP8L".utf8)))
+        let webp = try space.pixels("a.webp"), png = try space.pixels("a.png")
+        #expect(webp.width == png.width && webp.height == png.height)
+        #expect(webp.maxDifference(from: png) == 0, "lossless WebP differs from the PNG by \(webp.maxDifference(from: png))")
+
+        let near = try await space.run(manifest: manifest, ["--webp-near-lossless", "40"])
+        #expect(near.status == 0, "\(near.result.stderr)")
+        let nearBytes = try Data(contentsOf: space.output("a.webp"))
+        #expect(FixtureBytes.contains(nearBytes, Array("VP8L".utf8)) && nearBytes != exact)
+        let both = try await space.run(manifest: manifest, ["--webp-lossless", "--webp-near-lossless", "40"])
+        #expect(both.status == 2 && both.result.stderr.contains("--webp-near-lossless"), "\(both.result.stderr)")
+    }
+
+    @Test("--avif-lossless and --jxl-lossless code without loss (AVIF after libheif's RGB to YCbCr, within 3 levels), where this libvips writes the format")
+    func otherLossless() async throws {
+        let space = try Workspace()
+        try space.fixture(Self.artwork, "art.png")
+        for (format, flag) in [(OutputFormat.avif, "--avif-lossless"), (.jxl, "--jxl-lossless")] {
+            let saver = (try? VipsCapabilities.current())?.savers.first { $0.format == format }
+            guard saver?.available == true, saver?.av1Encoder != false else {
+                print("skipped \(flag): this libvips does not write \(format.rawValue)")
+                continue
+            }
+            let name = "a.\(format.fileExtension)"
+            let manifest = CSV.manifest(["src", "out"], [["art.png", name], ["art.png", "a.png"]])
+            let lossy = try await space.run(manifest: manifest)
+            #expect(lossy.status == 0, "\(lossy.result.stderr)")
+            let lossyBytes = try Data(contentsOf: space.output(name))
+            let lossyDifference = try space.pixels(name).maxDifference(from: space.pixels("a.png"))
+            let run = try await space.run(manifest: manifest, [flag])
+            #expect(run.status == 0, "\(run.result.stderr)")
+            #expect(run.report?.row(2)?.cache == "miss")
+            #expect(try Data(contentsOf: space.output(name)) != lossyBytes)
+            let decoded = try space.pixels(name), png = try space.pixels("a.png")
+            // libheif 1.15 turns RGB into YCbCr before coding, losslessly from there on: a level
+            // or three of rounding. JPEG XL codes RGB itself.
+            let allowed = format == .avif ? 3 : 0
+            #expect(decoded.maxDifference(from: png) <= allowed, "\(flag): differs by \(decoded.maxDifference(from: png))")
+            #expect(decoded.maxDifference(from: png) < lossyDifference, "\(flag): lossy differs by \(lossyDifference)")
+        }
+    }
+}
+
+extension PixelImage {
+    /// The largest difference of any sample from `other`'s (same size and bands), or 255 when
+    /// they differ in shape.
+    func maxDifference(from other: PixelImage) -> Int {
+        guard width == other.width, height == other.height, bands == other.bands else { return 255 }
+        return zip(pixels, other.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+    }
+}
