@@ -26,6 +26,8 @@ struct ManifestRunner {
     var index: String?
     /// What the index puts before each output's path in URLs.
     var indexURLPrefix: String?
+    /// The `sizes` of the index's markup (`--sizes`).
+    var sizes: String?
     /// The `--html` contact sheet's path.
     var html: String?
     /// The `--events` log's path (`-`: standard output).

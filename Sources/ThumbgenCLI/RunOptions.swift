@@ -13,6 +13,9 @@ struct RunOptions: ParsableArguments {
     @Option(help: "The URL the --out folder is served at (such as /thumbs/), put before each path in the --index's url and srcset (default: paths relative to --out).")
     var indexUrlPrefix: String?
 
+    @Option(help: "The sizes attribute of the <picture> markup in the --index, such as \"(min-width: 800px) 50vw, 100vw\" (default: 100vw).")
+    var sizes: String?
+
     @Option(help: "Write an HTML contact sheet of every output (failures with their reason) to this file.")
     var html: String?
 
@@ -63,6 +66,10 @@ struct RunOptions: ParsableArguments {
                 throw ValidationError("--index-url-prefix '\(indexUrlPrefix)' holds a comma or a space, which would split a srcset candidate; percent-encode it")
             }
         }
+        if let sizes {
+            if index == nil { throw ValidationError("--sizes goes with --index") }
+            if sizes.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--sizes is empty") }
+        }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let threadsPerImage, threadsPerImage < 1 {
             throw ValidationError("--threads-per-image must be at least 1")
@@ -96,7 +103,7 @@ struct RunOptions: ParsableArguments {
     /// The runner for `input` with these options and `recipe`'s.
     func runner(input: ManifestRunner.Input, recipe: RecipeOptions, command: String) -> ManifestRunner {
         ManifestRunner(input: input, jsonLines: jsonLines, report: report, index: index,
-                       indexURLPrefix: indexUrlPrefix, html: html,
+                       indexURLPrefix: indexUrlPrefix, sizes: sizes, html: html,
                        events: events, quiet: quiet, verbose: verbose,
                        progress: ProgressDisplay.style(progress, quiet: quiet),
                        failOn: failOn, recipe: recipe, command: command)

@@ -41,7 +41,10 @@ final class RunSinks: Sendable {
             throw unwritable(runner.events ?? "", "event log")
         }
         do {
-            index = try runner.index.map { try ImageIndex(destination: URL(fileURLWithPath: $0), urlPrefix: runner.indexURLPrefix ?? "") }
+            index = try runner.index.map {
+                try ImageIndex(destination: URL(fileURLWithPath: $0), urlPrefix: runner.indexURLPrefix ?? "",
+                               sizes: runner.sizes ?? ImageIndex.defaultSizes)
+            }
         } catch {
             throw unwritable(runner.index ?? "", "index")
         }

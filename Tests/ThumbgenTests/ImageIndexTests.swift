@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import Thumbgen
 
 /// `--index`: each source's outputs by format with a ready `srcset`, valid against
 /// `docs/index.schema.json`, and srcset strings a real browser picks from as expected.
@@ -59,6 +60,56 @@ struct ImageIndexTests {
         #expect(space.folder.files(under: "site") == ["index.json"])
     }
 
+    /// The index's `html` of the entry for `src`.
+    static func html(_ index: [String: Any], _ src: String) -> String? {
+        let sources = index["sources"] as? [[String: Any]] ?? []
+        return sources.first { $0["src"] as? String == src }?["html"] as? String
+    }
+
+    @Test("Each source has a ready <picture>: a <source> per modern format, best first, an <img> of the fallback with its widest output's box; --sizes says sizes")
+    func pictureMarkup() async throws {
+        let (space, run) = try await Self.render(["--sizes", "(min-width: 800px) 50vw, 100vw"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
+        let sizes = "(min-width: 800px) 50vw, 100vw"
+        #expect(Self.html(index, "photos/hero.png") == """
+            <picture><source type="image/webp" srcset="hero-320x200.webp 320w, hero-640x400.webp 640w, \
+            hero-1280x800.webp 1280w" sizes="\(sizes)"><img src="hero-1280x800.jpg" srcset="hero-320x200.jpg 320w, \
+            hero-640x400.jpg 640w, hero-1280x800.jpg 1280w" sizes="\(sizes)" width="1280" height="800" alt="" \
+            loading="lazy" decoding="async"></picture>
+            """)
+        // No upscale: the widest of the small source is its own 800.
+        #expect(Self.html(index, "photos/sub dir/a,b.png")?.contains(
+            "<img src=\"sub%20dir/a%2Cb-800x500.jpg\"") == true)
+        let refused = try await CLIRunner.run(["render", "photos", "--out", "out", "--sizes", "50vw"], in: space.folder.url)
+        #expect(refused.status == 2 && refused.stderr.contains("--sizes"), "\(refused.stderr)")
+    }
+
+    @Test("The markup: formats in the browsers' order, every attribute escaped, nothing for TIFF alone")
+    func markupRules() {
+        func group(_ format: String, _ widths: [Int], prefix: String = "") -> ImageIndex.Format {
+            let outputs = widths.map { ImageIndex.Output(width: $0, height: $0 / 2, bytes: 1, path: "a-\($0).\(format)",
+                                                          url: prefix + "a-\($0).\(format)") }
+            return ImageIndex.Format(type: ImageIndex.mimeType(format),
+                                     srcset: outputs.map { "\($0.url) \($0.width)w" }.joined(separator: ", "), outputs: outputs)
+        }
+        let all = ["avif": group("avif", [100]), "webp": group("webp", [100]), "png": group("png", [100, 200]),
+                   "jxl": group("jxl", [100])]
+        let html = PictureMarkup.html(formats: all, sizes: "100vw") ?? ""
+        let order = ["image/avif", "image/jxl", "image/webp"].compactMap { html.range(of: $0)?.lowerBound }
+        #expect(order.count == 3 && order == order.sorted(), "\(html)")
+        #expect(html.contains("<img src=\"a-200.png\"") && html.contains("width=\"200\" height=\"100\""), "\(html)")
+        // A modern format alone is its own fallback.
+        #expect(PictureMarkup.html(formats: ["webp": group("webp", [50])], sizes: "100vw")
+                == "<picture><img src=\"a-50.webp\" srcset=\"a-50.webp 50w\" sizes=\"100vw\" width=\"50\" height=\"25\" "
+                + "alt=\"\" loading=\"lazy\" decoding=\"async\"></picture>")
+        #expect(PictureMarkup.html(formats: ["tiff": group("tiff", [50])], sizes: "100vw") == nil)
+        let hostile = PictureMarkup.html(formats: ["jpeg": group("jpeg", [10], prefix: "/?a=1&b=\"'<x>")],
+                                         sizes: "calc(100vw - \"2em\")") ?? ""
+        #expect(hostile.contains("src=\"/?a=1&amp;b=&quot;&#39;&lt;x&gt;a-10.jpeg\""), "\(hostile)")
+        #expect(hostile.contains("sizes=\"calc(100vw - &quot;2em&quot;)\""), "\(hostile)")
+    }
+
     @Test("--index-url-prefix goes before every url; --index is refused where nothing is written")
     func prefixAndRefusals() async throws {
         let (space, run) = try await Self.render(["--index-url-prefix", "https://cdn.example/t/"])
@@ -97,6 +148,41 @@ struct ImageIndexTests {
               document.getElementById("tg-check").textContent = lines.join("\\n");
             });</script></body></html>
             """
+    }
+
+    @Test("Chromium shows the index's <picture> from the expected format and candidate at two widths and ratios; without WebP, from the JPEG fallback",
+          .enabled(if: Browser.isAvailable, "needs chromium (scripts/setup installs it)"))
+    func browserShowsPicture() async throws {
+        let (space, run) = try await Self.render(["--index-url-prefix", "out/"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
+        let picture = try #require(Self.html(index, "photos/hero.png"))
+        // The second copy names a type no browser knows in place of WebP: it falls back to the <img>.
+        let fallback = picture.replacingOccurrences(of: "image/webp", with: "image/x-none")
+        let page = try space.folder.write("""
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <style>body { margin: 0 } img { display: block; width: 100vw; height: auto }</style></head><body>
+            <div id="modern">\(picture)</div><div id="fallback">\(fallback)</div><pre id="tg-check"></pre>
+            <script>window.addEventListener("load", function () {
+              var lines = [];
+              document.querySelectorAll("div").forEach(function (div) {
+                var img = div.querySelector("img");
+                var loaded = img.complete && img.naturalWidth > 0 ? "loaded" : "missing";
+                lines.push(div.id + " " + img.currentSrc.split("/").pop() + " " + loaded);
+              });
+              document.getElementById("tg-check").textContent = lines.join("\\n");
+            });</script></body></html>
+            """, to: "picture.html")
+        for (viewport, ratio, expected) in [(500, 1, "hero-640x400"), (1000, 1, "hero-1280x800"), (500, 2, "hero-1280x800")] {
+            var text = ""
+            for budget in [5_000, 20_000] where text.isEmpty || text.contains("missing") {
+                let dump = try await Browser.run(["--virtual-time-budget=\(budget)", "--window-size=\(viewport),900",
+                                                  "--force-device-scale-factor=\(ratio)", "--dump-dom", page.absoluteString])
+                text = Browser.preText(id: "tg-check", in: dump.stdout) ?? ""
+            }
+            #expect(text.contains("modern \(expected).webp loaded"), "\(viewport)×\(ratio): \(text)")
+            #expect(text.contains("fallback \(expected).jpg loaded"), "\(viewport)×\(ratio): \(text)")
+        }
     }
 
     @Test("Chromium picks the expected srcset candidate at two viewport widths (device pixel ratio pinned: 1, then 2)",

@@ -32,7 +32,13 @@ public final class ImageIndex: Sendable {
     struct Source: Encodable {
         var src: String
         var formats: [String: Format]
+        /// A ready `<picture>` (`PictureMarkup`); nil when no format a browser shows is there.
+        var html: String?
     }
+
+    /// The `sizes` the markup says when the run names none: the image as wide as the viewport.
+    public static let defaultSizes = "100vw"
+
 
     private struct State {
         var file: TemporaryFile?
@@ -47,11 +53,13 @@ public final class ImageIndex: Sendable {
 
     private let destination: String
     private let urlPrefix: String
+    private let sizes: String
     private let state: Mutex<State>
 
     /// Starts an index that `finish` puts at `destination` (its folder is created if missing);
-    /// each `url` and `srcset` path gets `urlPrefix` in front (the URL `--out` is served at).
-    public init(destination: URL, urlPrefix: String = "") throws {
+    /// each `url` and `srcset` path gets `urlPrefix` in front (the URL `--out` is served at);
+    /// `sizes` goes into each source's markup.
+    public init(destination: URL, urlPrefix: String = "", sizes: String = ImageIndex.defaultSizes) throws {
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         guard let file = TemporaryFile(in: folder.path, for: destination.lastPathComponent,
@@ -60,6 +68,7 @@ public final class ImageIndex: Sendable {
         }
         self.destination = destination.path
         self.urlPrefix = urlPrefix
+        self.sizes = sizes
         state = Mutex(State(file: file))
         state.withLock { Self.write("{\"schema\":1,\"sources\":[", to: &$0) }
     }
@@ -121,7 +130,7 @@ public final class ImageIndex: Sendable {
         guard let current = state.current else { return }
         state.current = nil
         guard !current.outputs.isEmpty else { return }
-        let entry = Self.entry(src: current.src, outputs: current.outputs)
+        let entry = Self.entry(src: current.src, outputs: current.outputs, sizes: sizes)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let json = try? encoder.encode(entry) else { state.failed = true; return }
@@ -132,7 +141,7 @@ public final class ImageIndex: Sendable {
 
     /// A source's entry: its outputs by format, narrowest first, and each format's `srcset`
     /// (one candidate per width: a browser drops a repeated width).
-    static func entry(src: String, outputs: [(String, Output)]) -> Source {
+    static func entry(src: String, outputs: [(String, Output)], sizes: String = defaultSizes) -> Source {
         var formats: [String: Format] = [:]
         for (name, list) in Dictionary(grouping: outputs, by: \.0) {
             let sorted = list.map(\.1).sorted { ($0.width, $0.height, $0.path) < ($1.width, $1.height, $1.path) }
@@ -140,7 +149,7 @@ public final class ImageIndex: Sendable {
             let candidates = sorted.filter { widths.insert($0.width).inserted }.map { "\($0.url) \($0.width)w" }
             formats[name] = Format(type: mimeType(name), srcset: candidates.joined(separator: ", "), outputs: sorted)
         }
-        return Source(src: src, formats: formats)
+        return Source(src: src, formats: formats, html: PictureMarkup.html(formats: formats, sizes: sizes))
     }
 
     /// The media type browsers know a format by (`<source type>`).

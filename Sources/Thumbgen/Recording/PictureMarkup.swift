@@ -1,0 +1,51 @@
+/// The `<picture>` element the index gives each source (`html`): what eleventy-img's
+/// `returnType: "html"` and the frameworks' image components write, so that a template pastes
+/// it instead of assembling srcsets by hand.
+///
+/// A `<source>` per modern format, best first (AVIF, JPEG XL, WebP), each with its `srcset` and
+/// `sizes`; then an `<img>` of the fallback format (JPEG, else PNG, else GIF, else the last
+/// modern one): its `srcset`, its widest output as `src`, that output's `width` and `height`
+/// (so the page reserves the box before the image arrives), `loading="lazy"`,
+/// `decoding="async"` and an empty `alt` for the template to fill. Every attribute value is
+/// escaped.
+enum PictureMarkup {
+    /// Formats a `<source>` is written for, best first: browsers take the first they support.
+    static let modern: [OutputFormat] = [.avif, .jxl, .webp]
+    /// Formats the `<img>` may be of, most widely supported first.
+    static let fallbacks: [OutputFormat] = [.jpeg, .png, .gif]
+
+    /// The markup for a source's outputs by format, with `sizes` (a `sizes` attribute value,
+    /// such as `100vw` or `(min-width: 800px) 50vw, 100vw`); nil when no format a browser
+    /// shows is among them (TIFF alone).
+    static func html(formats: [String: ImageIndex.Format], sizes: String) -> String? {
+        let present = OutputFormat.allCases.filter { formats[$0.rawValue] != nil && $0 != .tiff }
+        guard let fallback = fallbacks.first(where: present.contains) ?? modern.reversed().first(where: present.contains),
+              let image = formats[fallback.rawValue], let widest = image.outputs.last else { return nil }
+        var html = "<picture>"
+        for format in modern where format != fallback {
+            guard let group = formats[format.rawValue] else { continue }
+            html += "<source type=\"\(escaped(group.type))\" srcset=\"\(escaped(group.srcset))\" sizes=\"\(escaped(sizes))\">"
+        }
+        html += "<img src=\"\(escaped(widest.url))\" srcset=\"\(escaped(image.srcset))\" sizes=\"\(escaped(sizes))\""
+            + " width=\"\(widest.width)\" height=\"\(widest.height)\" alt=\"\" loading=\"lazy\" decoding=\"async\">"
+        return html + "</picture>"
+    }
+
+    /// `text` as an attribute value between double quotes: `&`, `<`, `>`, `"` and `'` as
+    /// character references.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}
