@@ -7,6 +7,9 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default target box, as WxH, W or xH in pixels (column `size`). For folders, globs and image files, a comma-separated list (320,640,1280) makes a row per size.")
     var size: String?
 
+    @Option(help: "For folders, globs and image files with one --size: pixel densities, such as 1,2 for avatars and cards at a fixed CSS size; a row per density at that multiple of the size, and the --index's srcsets in x descriptors.")
+    var density: String?
+
     @Option(help: "Default target width in pixels (column `width`).")
     var width: Int?
 
@@ -49,14 +52,34 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default for how far JPEG sources shrink while they decode (column `shrink_on_load`): exact (leave the kernel a factor of two, as vipsthumbnail), balanced (the default: also halve with no headroom) or fast (no headroom at all, as sharp's fastShrinkOnLoad; can alias on fine texture).")
     var shrinkOnLoad: String?
 
-    /// The `--size` list's items (one for a plain size).
-    var sizes: [String] { Self.items(size) }
+    /// The `--size` list's items (one for a plain size); with `--density`, the one size at each
+    /// density.
+    var sizes: [String] {
+        let items = Self.items(size)
+        guard let densities, items.count == 1, let box = TargetBox(parsing: items[0]) else { return items }
+        return densities.map { density in
+            TargetBox(width: box.width.map { Int((Double($0) * density).rounded()) },
+                      height: box.height.map { Int((Double($0) * density).rounded()) }).description
+        }
+    }
+
+    /// The `--density` list, in the order given; nil without one (or with an item that is not
+    /// a number from 0.5 to 8, which `validate` refuses).
+    var densities: [Double]? {
+        guard let density else { return nil }
+        let values = Self.items(density).map { Double($0) }
+        guard !values.isEmpty, values.allSatisfy({ $0.map { (0.5...8).contains($0) } ?? false }) else { return nil }
+        return values.compactMap { $0 }
+    }
 
     /// The `--format` list's items (one for a plain format).
     var formats: [String] { Self.items(format) }
 
     /// Refuses lists for a manifest, whose rows each have one size and one format.
     func checkSingleValues() throws {
+        if density != nil {
+            throw ValidationError("--density makes a row per density from one --size, for folders, globs and image files; a manifest row gives its own size")
+        }
         for (flag, items) in [("--size", sizes), ("--format", formats)] where items.count > 1 {
             throw ValidationError("\(flag) lists \(items.count) values, but a manifest row has one; give folders, globs or image files (or run `thumbgen manifest`) to make a row for each")
         }
@@ -87,6 +110,15 @@ struct ColumnDefaults: ParsableArguments {
     /// Rejects a bad default before any work (each item of a list), naming the flag and what
     /// it accepts.
     func validate() throws {
+        if let density {
+            guard let values = densities else {
+                throw ValidationError("--density '\(density)' must list numbers from 0.5 to 8, such as 1,2")
+            }
+            guard Self.items(size).count == 1, TargetBox(parsing: Self.items(size)[0]) != nil else {
+                throw ValidationError("--density needs one --size, the box at density 1 (such as 64x64)")
+            }
+            guard Set(values).count == values.count else { throw ValidationError("--density '\(density)' repeats a density") }
+        }
         let probes = [values] + sizes.map { [.size: $0] } + formats.map { [.format: $0] }
         for defaults in probes {
             let probe = ManifestRecord(line: 0, values: [.src: "probe.jpg"])

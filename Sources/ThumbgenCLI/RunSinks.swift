@@ -43,7 +43,8 @@ final class RunSinks: Sendable {
         do {
             index = try runner.index.map {
                 try ImageIndex(destination: URL(fileURLWithPath: $0), urlPrefix: runner.indexURLPrefix ?? "",
-                               sizes: runner.sizes ?? ImageIndex.defaultSizes)
+                               sizes: runner.sizes ?? ImageIndex.defaultSizes,
+                               densities: runner.recipe.defaults.densities)
             }
         } catch {
             throw unwritable(runner.index ?? "", "index")

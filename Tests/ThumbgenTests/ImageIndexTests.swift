@@ -85,6 +85,62 @@ struct ImageIndexTests {
         #expect(refused.status == 2 && refused.stderr.contains("--sizes"), "\(refused.stderr)")
     }
 
+    /// A folder with one photo, rendered as a 64×64 avatar at densities 1 and 2 in WebP and JPEG.
+    static func renderAvatar() async throws -> (Workspace, CLIResult) {
+        let space = try Workspace("index-density")
+        try space.fixture(.quadrants(width: 400, height: 300), "photos/avatar.png")
+        let run = try await CLIRunner.run(["render", "photos", "--out", "out", "--index", "site/index.json",
+                                           "--index-url-prefix", "out/", "--size", "64x64", "--fit", "cover",
+                                           "--density", "1,2", "--format", "webp,jpeg"],
+                                          in: space.folder.url, cacheDirectory: space.cache)
+        return (space, run)
+    }
+
+    @Test("--density 1,2 makes a row per density of the one box; srcsets in x descriptors; the <picture> at the density-1 box, without sizes; valid against the schema")
+    func densities() async throws {
+        let (space, run) = try await Self.renderAvatar()
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(Set(space.outputFiles) == ["avatar-64x64.webp", "avatar-128x128.webp", "avatar-64x64.jpg", "avatar-128x128.jpg"])
+        let url = space.folder.file("site/index.json")
+        let index = try ReportSchemaTests.json(url)
+        #expect(Self.formats(index, "photos/avatar.png")["webp"]?["srcset"] as? String
+                == "out/avatar-64x64.webp 1x, out/avatar-128x128.webp 2x")
+        #expect(Self.html(index, "photos/avatar.png") == """
+            <picture><source type="image/webp" srcset="out/avatar-64x64.webp 1x, out/avatar-128x128.webp 2x">\
+            <img src="out/avatar-64x64.jpg" srcset="out/avatar-64x64.jpg 1x, out/avatar-128x128.jpg 2x" width="64" \
+            height="64" alt="" loading="lazy" decoding="async"></picture>
+            """)
+        if ReportSchemaTests.hasValidator {
+            let problems = try #require(try ReportSchemaTests.violations(url, schema: Self.schema))
+            #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
+        }
+        #expect(ImageIndex.density(1.5625) == "1.56x" && ImageIndex.density(2) == "2x" && ImageIndex.density(1.5) == "1.5x")
+        for arguments in [["--size", "64,128", "--density", "1,2"], ["--size", "64", "--density", "0,2"],
+                          ["--size", "64", "--density", "2,2"]] {
+            let refused = try await CLIRunner.run(["render", "photos", "--out", "out"] + arguments, in: space.folder.url)
+            #expect(refused.status == 2 && refused.stderr.contains("--density"), "\(arguments): \(refused.stderr)")
+        }
+        let manifest = try space.folder.write("src\nphotos/avatar.png\n", to: "m.csv")
+        let refused = try await CLIRunner.run(["render", manifest.path, "--out", "out", "--size", "64", "--density", "1,2"],
+                                              in: space.folder.url)
+        #expect(refused.status == 2 && refused.stderr.contains("--density"), "\(refused.stderr)")
+    }
+
+    @Test("Chromium shows the density-1 avatar at DPR 1 and the density-2 one at DPR 2, from WebP and from the JPEG fallback",
+          .enabled(if: Browser.isAvailable, "needs chromium (scripts/setup installs it)"))
+    func browserShowsDensities() async throws {
+        let (space, run) = try await Self.renderAvatar()
+        #expect(run.status == 0, "\(run.stderr)")
+        let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
+        let picture = try #require(Self.html(index, "photos/avatar.png"))
+        let page = try space.folder.write(Self.picturePage(picture), to: "avatar.html")
+        for (ratio, expected) in [(1, "avatar-64x64"), (2, "avatar-128x128")] {
+            let text = try await Self.pictureCheck(page, viewport: 400, ratio: ratio)
+            #expect(text.contains("modern \(expected).webp loaded"), "×\(ratio): \(text)")
+            #expect(text.contains("fallback \(expected).jpg loaded"), "×\(ratio): \(text)")
+        }
+    }
+
     @Test("The markup: formats in the browsers' order, every attribute escaped, nothing for TIFF alone")
     func markupRules() {
         func group(_ format: String, _ widths: [Int], prefix: String = "") -> ImageIndex.Format {
@@ -150,18 +206,15 @@ struct ImageIndexTests {
             """
     }
 
-    @Test("Chromium shows the index's <picture> from the expected format and candidate at two widths and ratios; without WebP, from the JPEG fallback",
-          .enabled(if: Browser.isAvailable, "needs chromium (scripts/setup installs it)"))
-    func browserShowsPicture() async throws {
-        let (space, run) = try await Self.render(["--index-url-prefix", "out/"])
-        #expect(run.status == 1, "\(run.stderr)")
-        let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
-        let picture = try #require(Self.html(index, "photos/hero.png"))
-        // The second copy names a type no browser knows in place of WebP: it falls back to the <img>.
+    /// A page showing `picture` twice: as it is, and with WebP's type made one no browser knows
+    /// (so that it falls back to the <img>); it reports what each loaded into `<pre id="tg-check">`.
+    /// `width` is the images' CSS width (their own without one).
+    static func picturePage(_ picture: String, width: String? = nil) -> String {
         let fallback = picture.replacingOccurrences(of: "image/webp", with: "image/x-none")
-        let page = try space.folder.write("""
+        let style = width.map { "img { display: block; width: \($0); height: auto }" } ?? "img { display: block }"
+        return """
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            <style>body { margin: 0 } img { display: block; width: 100vw; height: auto }</style></head><body>
+            <style>body { margin: 0 } \(style)</style></head><body>
             <div id="modern">\(picture)</div><div id="fallback">\(fallback)</div><pre id="tg-check"></pre>
             <script>window.addEventListener("load", function () {
               var lines = [];
@@ -172,14 +225,30 @@ struct ImageIndexTests {
               });
               document.getElementById("tg-check").textContent = lines.join("\\n");
             });</script></body></html>
-            """, to: "picture.html")
+            """
+    }
+
+    /// What `page` reports in Chromium at `viewport` CSS pixels wide and device pixel ratio `ratio`.
+    static func pictureCheck(_ page: URL, viewport: Int, ratio: Int) async throws -> String {
+        var text = ""
+        for budget in [5_000, 20_000] where text.isEmpty || text.contains("missing") {
+            let dump = try await Browser.run(["--virtual-time-budget=\(budget)", "--window-size=\(viewport),900",
+                                              "--force-device-scale-factor=\(ratio)", "--dump-dom", page.absoluteString])
+            text = Browser.preText(id: "tg-check", in: dump.stdout) ?? ""
+        }
+        return text
+    }
+
+    @Test("Chromium shows the index's <picture> from the expected format and candidate at two widths and ratios; without WebP, from the JPEG fallback",
+          .enabled(if: Browser.isAvailable, "needs chromium (scripts/setup installs it)"))
+    func browserShowsPicture() async throws {
+        let (space, run) = try await Self.render(["--index-url-prefix", "out/"])
+        #expect(run.status == 1, "\(run.stderr)")
+        let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
+        let picture = try #require(Self.html(index, "photos/hero.png"))
+        let page = try space.folder.write(Self.picturePage(picture, width: "100vw"), to: "picture.html")
         for (viewport, ratio, expected) in [(500, 1, "hero-640x400"), (1000, 1, "hero-1280x800"), (500, 2, "hero-1280x800")] {
-            var text = ""
-            for budget in [5_000, 20_000] where text.isEmpty || text.contains("missing") {
-                let dump = try await Browser.run(["--virtual-time-budget=\(budget)", "--window-size=\(viewport),900",
-                                                  "--force-device-scale-factor=\(ratio)", "--dump-dom", page.absoluteString])
-                text = Browser.preText(id: "tg-check", in: dump.stdout) ?? ""
-            }
+            let text = try await Self.pictureCheck(page, viewport: viewport, ratio: ratio)
             #expect(text.contains("modern \(expected).webp loaded"), "\(viewport)×\(ratio): \(text)")
             #expect(text.contains("fallback \(expected).jpg loaded"), "\(viewport)×\(ratio): \(text)")
         }

@@ -54,12 +54,16 @@ public final class ImageIndex: Sendable {
     private let destination: String
     private let urlPrefix: String
     private let sizes: String
+    /// Whether srcsets are in x descriptors (`--density`).
+    private let byDensity: Bool
     private let state: Mutex<State>
 
     /// Starts an index that `finish` puts at `destination` (its folder is created if missing);
     /// each `url` and `srcset` path gets `urlPrefix` in front (the URL `--out` is served at);
-    /// `sizes` goes into each source's markup.
-    public init(destination: URL, urlPrefix: String = "", sizes: String = ImageIndex.defaultSizes) throws {
+    /// `sizes` goes into each source's markup; with `densities` (`--density`), srcsets are in x
+    /// descriptors, each output's width over the narrowest's.
+    public init(destination: URL, urlPrefix: String = "", sizes: String = ImageIndex.defaultSizes,
+                densities: [Double]? = nil) throws {
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         guard let file = TemporaryFile(in: folder.path, for: destination.lastPathComponent,
@@ -69,6 +73,7 @@ public final class ImageIndex: Sendable {
         self.destination = destination.path
         self.urlPrefix = urlPrefix
         self.sizes = sizes
+        byDensity = densities != nil
         state = Mutex(State(file: file))
         state.withLock { Self.write("{\"schema\":1,\"sources\":[", to: &$0) }
     }
@@ -130,7 +135,7 @@ public final class ImageIndex: Sendable {
         guard let current = state.current else { return }
         state.current = nil
         guard !current.outputs.isEmpty else { return }
-        let entry = Self.entry(src: current.src, outputs: current.outputs, sizes: sizes)
+        let entry = Self.entry(src: current.src, outputs: current.outputs, sizes: sizes, byDensity: byDensity)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let json = try? encoder.encode(entry) else { state.failed = true; return }
@@ -141,15 +146,29 @@ public final class ImageIndex: Sendable {
 
     /// A source's entry: its outputs by format, narrowest first, and each format's `srcset`
     /// (one candidate per width: a browser drops a repeated width).
-    static func entry(src: String, outputs: [(String, Output)], sizes: String = defaultSizes) -> Source {
+    /// With `byDensity`, a candidate's descriptor is its width over the narrowest output's (`2x`,
+    /// `1.5x`), for images shown at a fixed CSS size.
+    static func entry(src: String, outputs: [(String, Output)], sizes: String = defaultSizes,
+                      byDensity: Bool = false) -> Source {
         var formats: [String: Format] = [:]
         for (name, list) in Dictionary(grouping: outputs, by: \.0) {
             let sorted = list.map(\.1).sorted { ($0.width, $0.height, $0.path) < ($1.width, $1.height, $1.path) }
             var widths: Set<Int> = []
-            let candidates = sorted.filter { widths.insert($0.width).inserted }.map { "\($0.url) \($0.width)w" }
+            let distinct = sorted.filter { widths.insert($0.width).inserted }
+            let base = Double(distinct.first?.width ?? 1)
+            let candidates = distinct.map { "\($0.url) " + (byDensity ? density(Double($0.width) / base) : "\($0.width)w") }
             formats[name] = Format(type: mimeType(name), srcset: candidates.joined(separator: ", "), outputs: sorted)
         }
-        return Source(src: src, formats: formats, html: PictureMarkup.html(formats: formats, sizes: sizes))
+        let html = PictureMarkup.html(formats: formats, sizes: byDensity ? nil : sizes)
+        return Source(src: src, formats: formats, html: html)
+    }
+
+    /// An x descriptor: `2x`, `1.5x`, `1.56x` (to two decimals, trailing zeros dropped).
+    static func density(_ ratio: Double) -> String {
+        var text = String(format: "%.2f", ratio)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text + "x"
     }
 
     /// The media type browsers know a format by (`<source type>`).

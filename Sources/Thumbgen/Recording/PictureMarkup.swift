@@ -4,7 +4,8 @@
 ///
 /// A `<source>` per modern format, best first (AVIF, JPEG XL, WebP), each with its `srcset` and
 /// `sizes`; then an `<img>` of the fallback format (JPEG, else PNG, else GIF, else the last
-/// modern one): its `srcset`, its widest output as `src`, that output's `width` and `height`
+/// modern one): its `srcset`, its widest output as `src` (its narrowest with x descriptors,
+/// `--density`), that output's `width` and `height`
 /// (so the page reserves the box before the image arrives), `loading="lazy"`,
 /// `decoding="async"` and an empty `alt` for the template to fill. Every attribute value is
 /// escaped.
@@ -16,18 +17,21 @@ enum PictureMarkup {
 
     /// The markup for a source's outputs by format, with `sizes` (a `sizes` attribute value,
     /// such as `100vw` or `(min-width: 800px) 50vw, 100vw`); nil when no format a browser
-    /// shows is among them (TIFF alone).
-    static func html(formats: [String: ImageIndex.Format], sizes: String) -> String? {
+    /// shows is among them (TIFF alone). Without `sizes`, the srcsets are in x descriptors: the
+    /// `<img>` is the narrowest output (density 1), at its own width and height.
+    static func html(formats: [String: ImageIndex.Format], sizes: String?) -> String? {
         let present = OutputFormat.allCases.filter { formats[$0.rawValue] != nil && $0 != .tiff }
         guard let fallback = fallbacks.first(where: present.contains) ?? modern.reversed().first(where: present.contains),
-              let image = formats[fallback.rawValue], let widest = image.outputs.last else { return nil }
+              let image = formats[fallback.rawValue],
+              let shown = sizes == nil ? image.outputs.first : image.outputs.last else { return nil }
+        let sizesAttribute = sizes.map { " sizes=\"\(escaped($0))\"" } ?? ""
         var html = "<picture>"
         for format in modern where format != fallback {
             guard let group = formats[format.rawValue] else { continue }
-            html += "<source type=\"\(escaped(group.type))\" srcset=\"\(escaped(group.srcset))\" sizes=\"\(escaped(sizes))\">"
+            html += "<source type=\"\(escaped(group.type))\" srcset=\"\(escaped(group.srcset))\"\(sizesAttribute)>"
         }
-        html += "<img src=\"\(escaped(widest.url))\" srcset=\"\(escaped(image.srcset))\" sizes=\"\(escaped(sizes))\""
-            + " width=\"\(widest.width)\" height=\"\(widest.height)\" alt=\"\" loading=\"lazy\" decoding=\"async\">"
+        html += "<img src=\"\(escaped(shown.url))\" srcset=\"\(escaped(image.srcset))\"\(sizesAttribute)"
+            + " width=\"\(shown.width)\" height=\"\(shown.height)\" alt=\"\" loading=\"lazy\" decoding=\"async\">"
         return html + "</picture>"
     }
 
