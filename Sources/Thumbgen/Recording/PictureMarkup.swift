@@ -35,21 +35,8 @@ enum PictureMarkup {
         return html + "</picture>"
     }
 
-    /// `text` as an attribute value between double quotes: `&`, `<`, `>`, `"` and `'` as
-    /// character references.
+    /// `text` as an attribute value between double quotes (the contact sheet's escaping).
     static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        ContactSheet.escaped(text)
     }
 }
