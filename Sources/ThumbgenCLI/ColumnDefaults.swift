@@ -43,6 +43,9 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default quality from 1 to 100, for every format or per format: 80, or webp=75,avif=50,jpeg=80, or 80,avif=50 (column `quality`, same forms); a format not named keeps its own default.")
     var quality: String?
 
+    @Option(help: "Default most bytes an output may have, such as 150K (column `max_output_bytes`): a JPEG, WebP, AVIF or JPEG XL is encoded again at lower qualities until it fits, no lower than --min-quality; a row that cannot fit fails with over_budget.")
+    var maxOutputBytes: String?
+
     @Option(help: "Default background, #rrggbb or #rrggbbaa, for padding and flattening (column `background`).")
     var background: String?
 
@@ -101,6 +104,7 @@ struct ColumnDefaults: ParsableArguments {
         values[.kernel] = kernel
         values[.format] = formats.count == 1 ? formats[0] : nil
         values[.quality] = quality
+        values[.maxOutputBytes] = maxOutputBytes
         values[.background] = background
         values[.priority] = priority
         values[.shrinkOnLoad] = shrinkOnLoad

@@ -36,10 +36,13 @@ struct FormatOptions: ParsableArguments {
     @Flag(help: "Write lossless JPEG XLs.")
     var jxlLossless = false
 
+    @Option(help: "The lowest quality the search for a row's max_output_bytes goes to, 1 to 100.")
+    var minQuality = EncodingOptions().minQuality
+
     func validate() throws {
         let ranges: [(String, Int, ClosedRange<Int>)] = [
             ("--webp-effort", webpEffort, 0...6), ("--avif-effort", avifEffort, 0...9),
-            ("--jxl-effort", jxlEffort, 1...9), ("--gif-effort", gifEffort, 1...10),
+            ("--jxl-effort", jxlEffort, 1...9), ("--gif-effort", gifEffort, 1...10), ("--min-quality", minQuality, 1...100),
         ]
         for (flag, value, range) in ranges where !range.contains(value) {
             throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound)")
@@ -69,6 +72,7 @@ struct FormatOptions: ParsableArguments {
         encoding.webpNearLossless = webpNearLossless
         encoding.avifLossless = avifLossless
         encoding.jxlLossless = jxlLossless
+        encoding.minQuality = minQuality
         return encoding
     }
 }

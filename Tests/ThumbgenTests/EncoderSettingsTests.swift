@@ -190,3 +190,68 @@ extension PixelImage {
         return zip(pixels, other.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
     }
 }
+
+/// `max_output_bytes`: the quality searched down until the output fits.
+@Suite("Encoders per format: a byte budget per output")
+struct OutputBudgetTests {
+    /// Noise: what costs bytes at every quality.
+    static let noise = RawImage(width: 160, height: 120) { x, y in
+        let v = (x &* 7919 &+ y &* 104_729 &+ x * y) % 251
+        return Colour(r: UInt8(v), g: UInt8((v * 3) % 256), b: UInt8((v * 7) % 256))
+    }
+
+    @Test("The search: the first quality that fits is kept; else bisection from the floor up, in at most 6 encodes; over_budget below the floor or without a quality")
+    func search() throws {
+        // Sizes fall with quality: 1,000 bytes at quality 100, 10 fewer per step.
+        var tried: [Int] = []
+        func encode(_ quality: Int) -> Data { tried.append(quality); return Data(count: 1000 - (100 - quality) * 10) }
+        #expect(try ImageEncoder.fitting(1000, from: 100, floor: 40, searchable: true, encode: encode).count == 1000)
+        #expect(tried == [100])
+        tried = []
+        let fitted = try ImageEncoder.fitting(700, from: 80, floor: 40, searchable: true, encode: encode)
+        #expect(fitted.count <= 700 && tried.count <= ImageEncoder.maximumEncodes && tried.prefix(2) == [80, 40], "\(tried)")
+        // Quality 70 is 700 bytes: the bisection reaches it within the encodes allowed.
+        #expect(fitted.count == 700, "\(tried)")
+        #expect(throws: ImagingError.overBudget(bytes: 400, limit: 300, quality: 40)) {
+            try ImageEncoder.fitting(300, from: 80, floor: 40, searchable: true, encode: encode)
+        }
+        #expect(throws: ImagingError.overBudget(bytes: 800, limit: 300, quality: nil)) {
+            try ImageEncoder.fitting(300, from: 80, floor: 40, searchable: false, encode: encode)
+        }
+    }
+
+    @Test("A row with max_output_bytes fits in it, at a lower quality; the second run is a cache hit; one that cannot fit fails over_budget; other rows' keys are as they were")
+    func endToEnd() async throws {
+        let space = try Workspace()
+        try space.fixture(Self.noise, "noise.png")
+        let free = try await space.run(manifest: CSV.manifest(["src", "out"], [["noise.png", "free.webp"]]))
+        #expect(free.status == 0, "\(free.result.stderr)")
+        let unlimited = try #require(free.report?.row(2)?.bytes)
+        // Quality 40 makes about 70% of quality 80's bytes on this noise: 90% lies between.
+        let limit = unlimited * 9 / 10
+        let manifest = CSV.manifest(["src", "out", "max_output_bytes"],
+                                    [["noise.png", "fit.webp", String(limit)], ["noise.png", "tiny.webp", "100"],
+                                     ["noise.png", "lossless.png", "1K"]])
+        let run = try await space.run(manifest: manifest)
+        #expect(run.status == 1, "\(run.result.stderr)")
+        let fit = try #require(run.report?.row(2))
+        #expect(fit.status == "written" && (fit.bytes ?? .max) <= limit && (fit.bytes ?? 0) > 0, "\(fit.bytes ?? -1) > \(limit)")
+        #expect(try Data(contentsOf: space.output("fit.webp")).count == fit.bytes)
+        #expect(run.report?.row(3)?.error?.code == "over_budget")
+        #expect(run.report?.row(3)?.error?.message.contains("quality 40") == true, "\(run.report?.row(3)?.error?.message ?? "")")
+        #expect(run.report?.row(4)?.error?.code == "over_budget")
+        #expect(!FileManager.default.fileExists(atPath: space.output("tiny.webp").path))
+        // Again: the fitted output is the cache's, no encode.
+        let again = try await space.run(manifest: CSV.manifest(["src", "out", "max_output_bytes"],
+                                                               [["noise.png", "fit2.webp", String(limit)]]))
+        #expect(again.report?.row(2)?.cache == "hit")
+        #expect(try Data(contentsOf: space.output("fit2.webp")) == Data(contentsOf: space.output("fit.webp")))
+        // A lower floor is another recipe.
+        let floor = try await space.run(manifest: CSV.manifest(["src", "out", "max_output_bytes"],
+                                                               [["noise.png", "fit3.webp", String(limit)]]),
+                                        ["--min-quality", "20"])
+        #expect(floor.report?.row(2)?.cache == "miss")
+        let invalid = try await space.run(manifest: CSV.manifest(["src", "out", "max_output_bytes"], [["noise.png", "x.webp", "lots"]]))
+        #expect(invalid.report?.row(2)?.error?.code == "invalid_row")
+    }
+}

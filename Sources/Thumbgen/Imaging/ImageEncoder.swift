@@ -29,18 +29,68 @@ struct ImageEncoder: Sendable {
     /// `sourcePixels`, the decoded source's pixel count, chooses how a JPEG is evaluated
     /// (`callingThreadMaximumSourcePixels`); the bytes are the same either way. `watch` bounds
     /// the encode and stops it when the run is cancelled.
+    /// With `maxBytes`, an output over it is encoded again at lower qualities (`fitting`).
     func encode(_ image: VipsImageRef, as format: OutputFormat, quality: Int?,
-                options: EncodingOptions, sourcePixels: Int = .max, watch: StageWatch) throws(ImagingError) -> Data
+                options: EncodingOptions, maxBytes: Int? = nil, sourcePixels: Int = .max,
+                watch: StageWatch) throws(ImagingError) -> Data
     {
         let q = quality ?? Self.defaultQuality(for: format)
         // The copy is this encode's own: the kill stops exactly this evaluation, even when
         // `image` is a decoded image other rows read too.
-        let image = try image.withoutMetadata()
+        var image = try image.withoutMetadata()
+        // A search encodes several times: the pixels are made once, not once per encode.
+        if maxBytes != nil { image = try image.copiedToMemory() }
         watch.enter("encode", evaluating: image)
-        let data = try image.saved(with: Self.saver(for: format, quality: q, options: options),
-                                   operation: "\(format.rawValue)save",
-                                   onCallingThread: sourcePixels <= Self.callingThreadMaximumSourcePixels)
-        return format == .webp ? WebPMetadata.stripped(data) : data
+        let onCallingThread = sourcePixels <= Self.callingThreadMaximumSourcePixels
+        let encoded = { (quality: Int) throws(ImagingError) -> Data in
+            let data = try image.saved(with: Self.saver(for: format, quality: quality, options: options),
+                                       operation: "\(format.rawValue)save", onCallingThread: onCallingThread)
+            return format == .webp ? WebPMetadata.stripped(data) : data
+        }
+        guard let maxBytes else { return try encoded(q) }
+        return try Self.fitting(maxBytes, from: q, floor: options.minQuality,
+                                searchable: Self.hasQuality(format, options: options), encode: encoded)
+    }
+
+    /// Encodes searched at most this many times for one output's `max_output_bytes`.
+    static let maximumEncodes = 6
+
+    /// The encode at `quality` if it fits in `maxBytes`, else the highest quality down to
+    /// `floor` that fits, found by bisection (`maximumEncodes` encodes at most: `quality`, then
+    /// `floor`, which must fit, then halves between); throws `overBudget` when even `floor`
+    /// does not fit, or the format has no quality to lower (`searchable` false).
+    static func fitting(_ maxBytes: Int, from quality: Int, floor: Int, searchable: Bool,
+                        encode: (Int) throws(ImagingError) -> Data) throws(ImagingError) -> Data {
+        let first = try encode(quality)
+        guard first.count > maxBytes else { return first }
+        guard searchable else { throw .overBudget(bytes: first.count, limit: maxBytes, quality: nil) }
+        guard quality > floor else { throw .overBudget(bytes: first.count, limit: maxBytes, quality: quality) }
+        var best = try encode(floor)
+        guard best.count <= maxBytes else { throw .overBudget(bytes: best.count, limit: maxBytes, quality: floor) }
+        var (low, high) = (floor + 1, quality - 1)
+        var encodes = 2
+        while low <= high, encodes < maximumEncodes {
+            let middle = (low + high + 1) / 2
+            let data = try encode(middle)
+            encodes += 1
+            if data.count <= maxBytes {
+                best = data
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        return best
+    }
+
+    /// Whether `format`'s size follows its quality: not PNG (a palette's aside), GIF, TIFF, nor
+    /// a lossless encode.
+    static func hasQuality(_ format: OutputFormat, options: EncodingOptions) -> Bool {
+        switch format {
+        case .jpeg, .webp, .avif, .jxl: !options.isLossless(format)
+        case .png: options.pngPalette
+        case .gif, .tiff: false
+        }
     }
 
     /// The saver and settings that write `format` (PNG at zlib level 6, libvips' default).

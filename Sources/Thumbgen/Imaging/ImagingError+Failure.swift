@@ -11,6 +11,8 @@ extension ThumbnailFailure {
             return ThumbnailFailure(.tooLarge, "\(src): \(error)")
         case .timedOut:
             return ThumbnailFailure(.timeout, "\(src): \(error)")
+        case .overBudget:
+            return ThumbnailFailure(.overBudget, "\(src): \(error)")
         }
     }
 }

@@ -8,6 +8,9 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
     case overLimit(reason: String)
     /// A decode or encode ran past `--timeout` and was stopped.
     case timedOut(operation: String, seconds: Double)
+    /// The encoded output is `bytes` long, over its `limit`, at the lowest quality tried
+    /// (`quality`; nil for a format without one).
+    case overBudget(bytes: Int, limit: Int, quality: Int?)
 
     /// A readable one-line account of the error.
     public var description: String {
@@ -20,6 +23,9 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
             return reason
         case .timedOut(let operation, let seconds):
             return "\(operation) ran past the \(seconds.formatted()) s limit (--timeout) and was stopped"
+        case .overBudget(let bytes, let limit, let quality):
+            let at = quality.map { " even at quality \($0) (--min-quality)" } ?? " (its format has no quality to lower)"
+            return "the output is \(bytes) bytes\(at), over its max_output_bytes of \(limit)"
         }
     }
 }

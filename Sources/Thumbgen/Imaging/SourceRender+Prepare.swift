@@ -121,7 +121,7 @@ extension SourceRender {
                 let spec = rows[index].spec
                 let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, kernel: spec.kernel,
                                       background: spec.background, quality: spec.quality(for: format(index)), encoding: spec.encoding,
-                                      passesThrough: passesThrough(index))
+                                      maxOutputBytes: spec.maxOutputBytes, passesThrough: passesThrough(index))
                 let first = firsts[same]
                 if first == nil { firsts[same] = index }
                 prepared.append((index, result.map {
@@ -143,6 +143,7 @@ extension SourceRender {
         var background: RGBAColor
         var quality: Int?
         var encoding: EncodingOptions
+        var maxOutputBytes: Int?
         var passesThrough: Bool
     }
 

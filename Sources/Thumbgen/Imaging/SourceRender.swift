@@ -184,6 +184,7 @@ struct SourceRender: Sendable {
                                                    shared: row.sharedScale, watch: watch)
         listener.stage(.encode, index)
         let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality(for: row.format), options: spec.encoding,
+                                             maxBytes: spec.maxOutputBytes,
                                              sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
         return (data, image.width, image.pageHeight)
     }

@@ -26,6 +26,9 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     public var avifLossless = false
     /// JPEG XL: lossless (`--jxl-lossless`).
     public var jxlLossless = false
+    /// The lowest quality the search for a row's `max_output_bytes` goes to (`--min-quality`);
+    /// in the key of such rows only.
+    public var minQuality = 40
 
     /// The defaults above.
     public init() {}

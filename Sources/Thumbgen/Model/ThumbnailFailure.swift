@@ -41,6 +41,9 @@ public enum ErrorCode: String, Sendable, Codable, CaseIterable {
     /// The worker process decoding the source died (a signal, such as SIGSEGV in a decoder);
     /// the message names the signal and the stage. The run goes on with a new worker.
     case crashed
+    /// The output is over its row's `max_output_bytes` even at `--min-quality` (or in a format
+    /// without a quality to lower); the message gives the bytes and the limit.
+    case overBudget = "over_budget"
 }
 
 /// Why one row failed: a code for scripts and a message for people that names the source.

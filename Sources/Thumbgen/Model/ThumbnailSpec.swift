@@ -27,6 +27,9 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var animated = false
     /// Per-format encoder settings (run-wide flags).
     public var encoding = EncodingOptions()
+    /// The most bytes the output may have (`max_output_bytes`): a lossy format's quality is
+    /// searched down to fit, no lower than `encoding.minQuality`; nil for no limit.
+    public var maxOutputBytes: Int?
     /// How far a JPEG source may shrink while it decodes (column `shrink_on_load`).
     public var shrinkOnLoad: ShrinkOnLoadMode = .balanced
 
@@ -42,13 +45,16 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         case .fixed(let f): formatText = f.rawValue
         }
         let cropText = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
-        return [
+        let parts = [
             "v\(Self.recipeVersion)", "box=\(box)", "fit=\(fit.rawValue)",
             "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
             "kernel=\(kernel.rawValue)", "format=\(formatText)",
             "q=\(qualityText)", "bg=\(background)",
             "anim=\(animates)", "enc=\(encodingText)", "sol=\(shrinkOnLoad.rawValue)",
-        ].joined(separator: ";")
+        ]
+        // Only a row with a limit has one in its key: every other key is what it was.
+        let budget = maxOutputBytes.map { ["mob=\($0),mq=\(encoding.minQuality)"] } ?? []
+        return (parts + budget).joined(separator: ";")
     }
 
     /// The quality the encoder of `format` is given; nil for its default.

@@ -4,6 +4,7 @@ import Foundation
 public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
     case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
+    case maxOutputBytes = "max_output_bytes"
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -12,6 +13,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case "url", "source": self = .src
         case "max-age", "maxage": self = .maxAge
         case "shrink-on-load", "shrinkonload": self = .shrinkOnLoad
+        case "max-output-bytes": self = .maxOutputBytes
         default: self.init(rawValue: name)
         }
     }
@@ -50,6 +52,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .animated: 16
         case .dir: 17
         case .shrinkOnLoad: 18
+        case .maxOutputBytes: 19
         }
     }
 
