@@ -255,3 +255,32 @@ struct OutputBudgetTests {
         #expect(invalid.report?.row(2)?.error?.code == "invalid_row")
     }
 }
+
+/// The encoder settings a row gives itself: `lossless` and `jpeg_subsample`.
+@Suite("Encoders per format: a row's own settings")
+struct RowEncoderColumnsTests {
+    @Test("lossless and jpeg_subsample cells win over the run's flags for their row only")
+    func columns() async throws {
+        let space = try Workspace()
+        try space.fixture(EncoderSettingsTests.artwork, "art.png")
+        let manifest = CSV.manifest(["src", "out", "lossless", "jpeg_subsample"], [
+            ["art.png", "photo.webp", "", ""], ["art.png", "graphic.webp", "true", ""],
+            ["art.png", "photo.jpg", "", ""], ["art.png", "text.jpg", "", "444"],
+            ["art.png", "reference.png", "", ""],
+        ])
+        let run = try await space.run(manifest: manifest)
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(FixtureBytes.contains(try Data(contentsOf: space.output("photo.webp")), Array("VP8 ".utf8)))
+        #expect(FixtureBytes.contains(try Data(contentsOf: space.output("graphic.webp")), Array("VP8L".utf8)))
+        #expect(try space.pixels("graphic.webp").maxDifference(from: space.pixels("reference.png")) == 0)
+        #expect(EncoderSettingsTests.samplingFactors(try Data(contentsOf: space.output("photo.jpg"))).first.map { [$0.0, $0.1] } == [2, 2])
+        #expect(EncoderSettingsTests.samplingFactors(try Data(contentsOf: space.output("text.jpg"))).allSatisfy { $0 == (1, 1) })
+        // A false cell turns the run's flag off for its row.
+        let off = try await space.run(manifest: CSV.manifest(["src", "out", "lossless"], [["art.png", "lossy.webp", "false"]]),
+                                      ["--webp-lossless"])
+        #expect(FixtureBytes.contains(try Data(contentsOf: space.output("lossy.webp")), Array("VP8 ".utf8)), "\(off.result.stderr)")
+        let bad = try await space.run(manifest: CSV.manifest(["src", "out", "jpeg_subsample"], [["art.png", "x.jpg", "420"]]))
+        #expect(bad.report?.row(2)?.error?.code == "invalid_row")
+        #expect(bad.report?.row(2)?.error?.message.contains("jpeg_subsample") == true)
+    }
+}

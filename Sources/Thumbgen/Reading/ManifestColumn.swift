@@ -4,7 +4,7 @@ import Foundation
 public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
     case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
-    case maxOutputBytes = "max_output_bytes"
+    case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample"
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -14,6 +14,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case "max-age", "maxage": self = .maxAge
         case "shrink-on-load", "shrinkonload": self = .shrinkOnLoad
         case "max-output-bytes": self = .maxOutputBytes
+        case "jpeg-subsample": self = .jpegSubsample
         default: self.init(rawValue: name)
         }
     }
@@ -53,6 +54,8 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .dir: 17
         case .shrinkOnLoad: 18
         case .maxOutputBytes: 19
+        case .lossless: 20
+        case .jpegSubsample: 21
         }
     }
 

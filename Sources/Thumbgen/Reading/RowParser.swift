@@ -117,6 +117,18 @@ public struct RowParser: Sendable {
         spec.upscale = try flag(.upscale)
         spec.animated = try flag(.animated)
         spec.encoding = encoding
+        // A row of graphics among photos: its cell wins over the run's flags.
+        if value(.lossless) != nil {
+            let lossless = try flag(.lossless)
+            spec.encoding.webpLossless = lossless
+            spec.encoding.avifLossless = lossless
+            spec.encoding.jxlLossless = lossless
+            if lossless { spec.encoding.webpNearLossless = nil }
+        }
+        if let text = value(.jpegSubsample)?.trimmingWhitespace.lowercased() {
+            guard text == "auto" || text == "444" else { throw fail(.jpegSubsample, "must be auto or 444") }
+            spec.encoding.jpegNoSubsampling = text == "444"
+        }
         spec.shrinkOnLoad = try choice(.shrinkOnLoad, ShrinkOnLoadMode.self) ?? .balanced
         if let text = value(.format)?.lowercased() {
             if text == "auto" {
