@@ -119,14 +119,9 @@ struct CacheCommand: ParsableCommand {
 
 /// The sizes and ages `cache prune` accepts.
 enum CacheLimits {
-    /// `123456`, `500M`, `2G`, `1.5T` (K, M, G, T are powers of 1024; a trailing B or iB is
-    /// allowed) as bytes; nil when it is not a size.
+    /// `123456`, `500M`, `2G`, `1.5T` as bytes (`ByteCount`); nil when it is not a size.
     static func bytes(_ text: String) -> Int64? {
-        guard let (value, unit) = split(text) else { return nil }
-        let bare = unit.hasSuffix("ib") ? String(unit.dropLast(2)) : unit.hasSuffix("b") ? String(unit.dropLast()) : unit
-        guard let power = ["": 0, "k": 1, "m": 2, "g": 3, "t": 4][bare] else { return nil }
-        let bytes = (value * pow(1024, Double(power))).rounded(.down)
-        return bytes < 9.0e18 ? Int64(bytes) : nil
+        ByteCount.parse(text)
     }
 
     /// `3600`, `90s`, `15m`, `12h`, `30d`, `2w` as seconds; nil when it is not an age.

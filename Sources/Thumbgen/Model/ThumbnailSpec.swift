@@ -45,7 +45,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         case .fixed(let f): formatText = f.rawValue
         }
         let cropText = crop.map { "\($0.x),\($0.y),\($0.width),\($0.height)" } ?? "-"
-        let parts = [
+        var parts = [
             "v\(Self.recipeVersion)", "box=\(box)", "fit=\(fit.rawValue)",
             "gravity=\(gravity.rawValue)", "crop=\(cropText)", "upscale=\(upscale)",
             "kernel=\(kernel.rawValue)", "format=\(formatText)",
@@ -53,8 +53,8 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
             "anim=\(animates)", "enc=\(encodingText)", "sol=\(shrinkOnLoad.rawValue)",
         ]
         // Only a row with a limit has one in its key: every other key is what it was.
-        let budget = maxOutputBytes.map { ["mob=\($0),mq=\(encoding.minQuality)"] } ?? []
-        return (parts + budget).joined(separator: ";")
+        if let maxOutputBytes { parts.append("mob=\(maxOutputBytes),mq=\(encoding.minQuality)") }
+        return parts.joined(separator: ";")
     }
 
     /// The quality the encoder of `format` is given; nil for its default.

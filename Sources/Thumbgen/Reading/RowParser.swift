@@ -141,10 +141,10 @@ public struct RowParser: Sendable {
             }
         }
         if let text = value(.maxOutputBytes) {
-            guard let bytes = Self.byteCount(text) else {
+            guard let bytes = ByteCount.parse(text), bytes >= 1, bytes < Int64(Int32.max) else {
                 throw fail(.maxOutputBytes, "must be a size in bytes, such as 150000, 150K or 1.5M")
             }
-            spec.maxOutputBytes = bytes
+            spec.maxOutputBytes = Int(bytes)
         }
         if let text = value(.quality) {
             guard let setting = QualitySetting.parse(text) else { throw fail(.quality, QualitySetting.expected) }
@@ -208,19 +208,5 @@ public struct RowParser: Sendable {
         if let w = try side(.width, width) { box.width = w }
         if let h = try side(.height, height) { box.height = h }
         return box
-    }
-
-    /// A size in bytes as written in a cell: a positive number, with K, M or G for 1,024,
-    /// 1,024² or 1,024³ (as `--max-memory` reads it); nil for anything else.
-    static func byteCount(_ text: String) -> Int? {
-        var text = text.trimmingWhitespace.uppercased()
-        if text.hasSuffix("B") { text.removeLast() }
-        var scale = 1.0
-        if let last = text.last, let unit = ["K": 1024.0, "M": 1_048_576.0, "G": 1_073_741_824.0][String(last)] {
-            scale = unit
-            text.removeLast()
-        }
-        guard let value = Double(text), value >= 1, value * scale < Double(Int32.max) else { return nil }
-        return Int(value * scale)
     }
 }

@@ -86,8 +86,10 @@ final class RecordChanges: Sendable {
     func willChange() {
         open.withLock { open in
             guard !open else { return }
-            // If the raise fails, the next change tries again.
-            open = generation.raise()
+            // Tried once: a raise refused by a database busy past its timeout is not waited for
+            // again before every record (`settle` raises at the end all the same).
+            generation.raise()
+            open = true
         }
     }
 

@@ -45,8 +45,6 @@ final class IndexDatabase: Sendable {
             let count = Int(sqlite3_column_bytes(statement, index))
             return body(UnsafeRawBufferPointer(start: count > 0 ? start : nil, count: count))
         }
-        /// Column `index` as bytes; empty when null.
-        func bytes(_ index: Int32) -> [UInt8] { withBytes(index) { Array($0) } }
     }
 
     /// The database file.
