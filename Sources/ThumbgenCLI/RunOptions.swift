@@ -16,6 +16,9 @@ struct RunOptions: ParsableArguments {
     @Option(help: "The sizes attribute of the <picture> markup in the --index, such as \"(min-width: 800px) 50vw, 100vw\" (default: 100vw).")
     var sizes: String?
 
+    @Option(help: "Placeholders the --report and --index give each source, from the pixels of its smallest output: dominant (#rrggbb), lqip (a data URI of a tiny blurred WebP, under 400 bytes), thumbhash (base64); a list, or none (default: dominant,lqip). The index's <picture> draws the LQIP on the dominant colour while the image loads.")
+    var placeholders: String?
+
     @Option(help: "Write an HTML contact sheet of every output (failures with their reason) to this file.")
     var html: String?
 
@@ -70,6 +73,12 @@ struct RunOptions: ParsableArguments {
             if index == nil { throw ValidationError("--sizes goes with --index") }
             if sizes.trimmingCharacters(in: .whitespaces).isEmpty { throw ValidationError("--sizes is empty") }
         }
+        if let placeholders {
+            var rejected: String?
+            if PlaceholderKind.parseList(placeholders, rejected: &rejected) == nil {
+                throw ValidationError("--placeholders: '\(rejected ?? placeholders)' is not one of none, dominant, lqip, thumbhash")
+            }
+        }
         if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
         if let threadsPerImage, threadsPerImage < 1 {
             throw ValidationError("--threads-per-image must be at least 1")
@@ -97,7 +106,14 @@ struct RunOptions: ParsableArguments {
         configuration.extraLoaders = limits.extraLoaders
         configuration.cache = lookOnly ? cache.openToLook() : try cache.open()
         configuration.offline = cache.offline
+        configuration.placeholders = report == nil && index == nil ? [] : placeholderKinds
         return configuration
+    }
+
+    /// The placeholder kinds `--placeholders` names (validated already).
+    var placeholderKinds: Set<PlaceholderKind> {
+        var rejected: String?
+        return placeholders.flatMap { PlaceholderKind.parseList($0, rejected: &rejected) } ?? PlaceholderKind.defaults
     }
 
     /// The runner for `input` with these options and `recipe`'s.

@@ -68,7 +68,7 @@ struct ImageIndexTests {
 
     @Test("Each source has a ready <picture>: a <source> per modern format, best first, an <img> of the fallback with its widest output's box; --sizes says sizes")
     func pictureMarkup() async throws {
-        let (space, run) = try await Self.render(["--sizes", "(min-width: 800px) 50vw, 100vw"])
+        let (space, run) = try await Self.render(["--sizes", "(min-width: 800px) 50vw, 100vw", "--placeholders", "none"])
         #expect(run.status == 1, "\(run.stderr)")
         let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
         let sizes = "(min-width: 800px) 50vw, 100vw"
@@ -78,6 +78,13 @@ struct ImageIndexTests {
             hero-640x400.jpg 640w, hero-1280x800.jpg 1280w" sizes="\(sizes)" width="1280" height="800" alt="" \
             loading="lazy" decoding="async"></picture>
             """)
+        // With the default placeholders, the <img> is drawn in the dominant colour under the LQIP
+        // until it loads.
+        let (drawnSpace, withPlaceholders) = try await Self.render()
+        #expect(withPlaceholders.status == 1)
+        let drawn = try #require(Self.html(try ReportSchemaTests.json(drawnSpace.folder.file("site/index.json")), "photos/hero.png"))
+        #expect(drawn.contains(" style=\"background:#"), "\(drawn)")
+        #expect(drawn.contains("url(data:image/webp;base64,") && drawn.contains(") center/cover no-repeat\"></picture>"), "\(drawn)")
         // No upscale: the widest of the small source is its own 800.
         #expect(Self.html(index, "photos/sub dir/a,b.png")?.contains(
             "<img src=\"sub%20dir/a%2Cb-800x500.jpg\"") == true)
@@ -86,19 +93,19 @@ struct ImageIndexTests {
     }
 
     /// A folder with one photo, rendered as a 64×64 avatar at densities 1 and 2 in WebP and JPEG.
-    static func renderAvatar() async throws -> (Workspace, CLIResult) {
+    static func renderAvatar(_ extra: [String] = []) async throws -> (Workspace, CLIResult) {
         let space = try Workspace("index-density")
         try space.fixture(.quadrants(width: 400, height: 300), "photos/avatar.png")
         let run = try await CLIRunner.run(["render", "photos", "--out", "out", "--index", "site/index.json",
                                            "--index-url-prefix", "out/", "--size", "64x64", "--fit", "cover",
-                                           "--density", "1,2", "--format", "webp,jpeg"],
+                                           "--density", "1,2", "--format", "webp,jpeg"] + extra,
                                           in: space.folder.url, cacheDirectory: space.cache)
         return (space, run)
     }
 
     @Test("--density 1,2 makes a row per density of the one box; srcsets in x descriptors; the <picture> at the density-1 box, without sizes; valid against the schema")
     func densities() async throws {
-        let (space, run) = try await Self.renderAvatar()
+        let (space, run) = try await Self.renderAvatar(["--placeholders", "none"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(Set(space.outputFiles) == ["avatar-64x64.webp", "avatar-128x128.webp", "avatar-64x64.jpg", "avatar-128x128.jpg"])
         let url = space.folder.file("site/index.json")

@@ -74,6 +74,11 @@ struct RecipesTests {
         let beach = sources.first?["formats"] as? [String: [String: Any]]
         #expect(beach?["webp"]?["srcset"] as? String
                 == "/img/2024/beach-320x200.webp 320w, /img/2024/beach-640x400.webp 640w, /img/2024/beach-1280x800.webp 1280w")
+        // The placeholders: in the entry, and drawn by the markup.
+        let placeholder = sources.first?["placeholder"] as? [String: String]
+        #expect(placeholder?["thumbhash"] != nil && placeholder?["lqip"]?.hasPrefix("data:image/webp;base64,") == true
+                && placeholder?["dominant"]?.hasPrefix("#") == true, "\(String(describing: placeholder))")
+        #expect((sources.first?["html"] as? String)?.contains(" style=\"background:#") == true)
         #expect(FileManager.default.fileExists(atPath: site.file("_site/img/2024/beach-1280x800.jpg").path))
         #expect(FileManager.default.fileExists(atPath: site.file("_site/img/cover-800x600.webp").path))
         let second = try await Self.run(script, in: site)

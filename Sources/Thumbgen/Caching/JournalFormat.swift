@@ -140,7 +140,8 @@ struct JournalSource: Equatable, Sendable {
 ///
 ///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
 ///     52 height u32 · 56 template check u32 (`JournalFormat.templateCheck`) · 60 path length u16 ·
-///     62 format code u8 · 63 flags u8 (1: a row number follows) · 64 record SHA-256 (32) ·
+///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: the record holds a placeholder) ·
+///     64 record SHA-256 (32) ·
 ///     96 record stamp (24) · 120 --out file stamp (40) · 160 [row i64] · path
 struct JournalEntry: Equatable {
     var hash: UInt64
@@ -172,7 +173,8 @@ struct JournalEntry: Equatable {
         writer.u32(source); writer.u32(UInt32(record.bytes))
         writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
         writer.u32(JournalFormat.templateCheck(template))
-        writer.raw([UInt8(path.count & 0xff), UInt8(path.count >> 8), record.format.storedCode, row == nil ? 0 : 1])
+        writer.raw([UInt8(path.count & 0xff), UInt8(path.count >> 8), record.format.storedCode,
+                    (row == nil ? 0 : 1) | (record.placeholder == nil ? 0 : 2)])
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
         writer.recordStamp(recordStamp)
         writer.stamp(outStamp)
@@ -210,6 +212,12 @@ struct JournalEntry: Equatable {
         return OutputRecord(sha256: reader.hex(offset + shaAt), width: Int(reader.u32(offset + widthAt)),
                             height: Int(reader.u32(offset + heightAt)), format: format,
                             bytes: Int(reader.u32(offset + bytesAt)))
+    }
+
+    /// Whether the record of the entry at `offset` holds a placeholder (which the entry does not
+    /// keep: read from the record when a run reports placeholders).
+    static func hasPlaceholder(_ reader: JournalReader, at offset: Int) -> Bool {
+        reader.bytes[offset + flagsAt] & 2 == 2
     }
 
     /// The out path of the entry at `offset`.

@@ -8,6 +8,8 @@ struct OutputRecord: Sendable, Equatable {
     var height: Int
     var format: OutputFormat
     var bytes: Int
+    /// The placeholder made from the output's pixels, when it made its source's.
+    var placeholder: Placeholder? = nil
 }
 
 /// Output records by output key.
@@ -60,7 +62,8 @@ struct OutputIndex: Sendable {
               let height = entry["height"].flatMap(Int.init),
               let format = entry["format"].flatMap(OutputFormat.init(rawValue:)),
               let size = entry["bytes"].flatMap(Int.init) else { return nil }
-        return OutputRecord(sha256: sha, width: width, height: height, format: format, bytes: size)
+        return OutputRecord(sha256: sha, width: width, height: height, format: format, bytes: size,
+                            placeholder: entry["placeholder"].flatMap(Placeholder.init(stored:)))
     }
 
     /// Stores `record` under `key` (replacing any).
@@ -78,6 +81,7 @@ struct OutputIndex: Sendable {
         entry["height"] = String(record.height)
         entry["format"] = record.format.rawValue
         entry["bytes"] = String(record.bytes)
+        entry["placeholder"] = record.placeholder?.stored
         return entry
     }
 

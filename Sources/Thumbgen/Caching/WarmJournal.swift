@@ -102,6 +102,8 @@ final class WarmJournal: Sendable {
     struct Vouched: Sendable {
         let record: OutputRecord
         let path: String
+        /// Whether the record holds a placeholder, which `record` leaves out.
+        let hasPlaceholder: Bool
     }
 
     /// The output of `request` over `source` under `key`, if the previous journal has it and
@@ -114,7 +116,7 @@ final class WarmJournal: Sendable {
         let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
         let hash = JournalFormat.entryHash(sourcePath: sourcePath, key: keyBytes, template: request.outTemplate, row: row)
         let templateCheck = JournalFormat.templateCheck(request.outTemplate)
-        let found: (Int, OutputRecord, String, FileStamp, FileStamp)? = previous.bytes.withUnsafeBytes { raw in
+        let found: (Int, OutputRecord, String, FileStamp, FileStamp, Bool)? = previous.bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
             return previous.probeEntries(hash: hash) { offset in
                 guard reader.u64(offset) == hash,
@@ -124,10 +126,11 @@ final class WarmJournal: Sendable {
                       JournalEntry.isFor(templateCheck: templateCheck, reader, at: offset),
                       let record = JournalEntry.record(reader, at: offset) else { return nil }
                 return (offset, record, JournalEntry.path(reader, at: offset),
-                        reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))
+                        reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt),
+                        JournalEntry.hasPlaceholder(reader, at: offset))
             }
         }
-        guard let (offset, record, path, recordStamp, outStamp) = found else { return nil }
+        guard let (offset, record, path, recordStamp, outStamp, hasPlaceholder) = found else { return nil }
         if !recordsStable {
             let recordPath = layout.path(.outputs, outputKey.digest)
             guard FileStamp.of(recordPath)?.isSameRecord(as: recordStamp) == true else { return nil }
@@ -136,7 +139,7 @@ final class WarmJournal: Sendable {
         if writes {
             notes.withLock { $0.keep(entry: offset, source: source.ordinal, from: previous) }
         }
-        return Vouched(record: record, path: path)
+        return Vouched(record: record, path: path, hasPlaceholder: hasPlaceholder)
     }
 
     /// Notes an output the slow path proved up to date: `request`'s, at `path` under `--out`,

@@ -11,6 +11,8 @@ struct EncodedOutput: Sendable {
     var format: OutputFormat
     /// The key it is stored under in the cache (nil without a cache).
     var cacheKey: OutputKey?
+    /// The placeholder made from its pixels, if this output made its source's.
+    var placeholder: Placeholder?
 }
 
 extension EncodedOutput {
@@ -30,6 +32,6 @@ extension EncodedOutput {
         return EncodedOutput(data: output.data, width: output.width, height: output.height, format: output.format,
                              cacheKey: bytes.digest.map {
                                  OutputKey(sourceDigest: $0, request: job.request, strictness: strictness)
-                             })
+                             }, placeholder: output.placeholder)
     }
 }

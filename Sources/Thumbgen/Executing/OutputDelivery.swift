@@ -12,6 +12,8 @@ struct OutputDelivery: Sendable {
     var claims: OutputClaims?
     /// Where a kept output's bytes come from should its file change while the row waits.
     var cache: ThumbnailCache?
+    /// The placeholder kinds a result carries, from its record (`--placeholders`).
+    var placeholderKinds: Set<PlaceholderKind> = PlaceholderKind.defaults
 
     /// Delivers the output described by `record` for `request` (at `planned`, the path its plan
     /// found, else its `out` template filled in): writes `bytes`, or, when they are nil, leaves
@@ -33,6 +35,9 @@ struct OutputDelivery: Sendable {
             row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
             width: record.width, height: record.height, bytes: record.bytes,
             sha256: record.sha256, format: record.format)
+        if let placeholder = record.placeholder {
+            result.placeholder = PlaceholderFields(placeholder, kinds: placeholderKinds)
+        }
         guard let writer else {
             result.status = rendered ? .written : .unchanged
             return completion(.success(result))

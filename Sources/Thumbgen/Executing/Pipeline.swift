@@ -99,12 +99,15 @@ public final class Pipeline: Sendable {
             writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
         delivery.cache = configuration.cache
+        delivery.placeholderKinds = configuration.placeholders
         let mode: RunMode = configuration.cache == nil ? .none
             : configuration.outputDirectory == nil ? .warm : .cache
         self.delivery = delivery
         self.mode = mode
-        planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
-                             limits: configuration.limits, offline: configuration.offline, journaled: true)
+        var planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
+                                 limits: configuration.limits, offline: configuration.offline, journaled: true)
+        planner.readsPlaceholders = !configuration.placeholders.isEmpty
+        self.planner = planner
         // A slow row holds up at most 64 windows' worth of finished rows in the report.
         self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows,
                                   wakeRoom: 2 * Self.planBatch)

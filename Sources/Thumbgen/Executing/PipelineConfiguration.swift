@@ -11,6 +11,10 @@ public struct PipelineConfiguration: Sendable {
     /// Use only what the cache holds: a row whose source would have to be fetched fails with
     /// `not_cached`.
     public var offline = false
+    /// The placeholder kinds results carry (`--placeholders`; the CLI asks for none unless a
+    /// report or an index is written). Every render makes its source's placeholder all the
+    /// same, and the cache keeps it.
+    public var placeholders: Set<PlaceholderKind> = PlaceholderKind.defaults
     /// Images processed at once (decode, render, encode); defaults to the number of cores.
     public var cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Files written at once.

@@ -10,10 +10,25 @@ final class RowQueue: @unchecked Sendable {
     /// The rows whose outputs other rows take (`PreparedRow.sameAs`): only theirs are kept.
     private let copied: Set<Int>
 
+    /// The row whose output's pixels the source's placeholder is made from: the smallest
+    /// output rendered here (not passed through, not another row's copy, not over
+    /// `PlaceholderMaker.maximumPixels`), the first of equals; nil when there is none.
+    let placeholderRow: Int?
+
     /// A queue of `rows`, made in the order given.
     init(_ rows: [(Int, Result<PreparedRow, ThumbnailFailure>)]) {
         pending = rows.reversed()
         copied = Set(rows.compactMap { try? $0.1.get().sameAs })
+        var smallest: (index: Int, pixels: Int)?
+        for (index, result) in rows {
+            guard case .success(let row) = result, !row.passesThrough, row.sameAs == nil else { continue }
+            let pixels = row.geometry.canvasWidth * row.geometry.canvasHeight
+            guard pixels <= PlaceholderMaker.maximumPixels else { continue }
+            if smallest == nil || pixels < smallest!.pixels || (pixels == smallest!.pixels && index < smallest!.index) {
+                smallest = (index, pixels)
+            }
+        }
+        placeholderRow = smallest?.index
     }
 
     /// The next row, taken out so that a group's pixels are freed once its last row is made,

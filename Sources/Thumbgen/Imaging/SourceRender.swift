@@ -42,6 +42,9 @@ struct SourceRender: Sendable {
         var decodeMilliseconds: Double
         /// Milliseconds of the row's render and encode (0 for an output another row made).
         var renderMilliseconds: Double
+        /// The placeholder made from this output's pixels: the source's smallest rendered
+        /// output has one (`RowQueue.placeholderRow`), the others none.
+        var placeholder: Placeholder?
     }
 
     /// What the source turned out to be.
@@ -130,6 +133,7 @@ struct SourceRender: Sendable {
                     continue
                 }
                 if let output = render(row, index: index, source: rows[index], decodeStarted: decodeStarted,
+                                       makesPlaceholder: index == queue.placeholderRow,
                                        ledger: ledger, listener: listener, onOverrun: takeOver) {
                     queue.keep(output, of: index)
                 }
@@ -140,7 +144,7 @@ struct SourceRender: Sendable {
     /// One row's render and encode, under its own deadline; its output, or nil when it failed.
     /// `takeOver` is called when the stage overruns (`drain`).
     private func render(_ row: PreparedRow, index: Int, source: Row, decodeStarted: ContinuousClock.Instant,
-                        ledger: RowLedger, listener: Listener,
+                        makesPlaceholder: Bool, ledger: RowLedger, listener: Listener,
                         onOverrun takeOver: @escaping @Sendable () -> Void) -> Output? {
         defer { VipsRuntime.releaseThreadResources() }
         let start = ContinuousClock.now
@@ -148,18 +152,20 @@ struct SourceRender: Sendable {
         do {
             // Everything from here to the encoded bytes is one stage under `--timeout`; a stage
             // that ignores the deadline still ends its row on time (StageWatch).
-            let (data, width, height) = try StageWatch.run(
+            let made = try StageWatch.run(
                 "render", seconds: decoder.limits.seconds, cancellation: cancellation,
                 onOverrun: { error in
                     ledger.fail(index, .imaging(error, src: src, stage: .encodeFailed))
                     takeOver()
                 }
-            ) { watch throws(ImagingError) -> (Data, Int, Int) in
-                try renderAndEncode(row, spec: source.spec, index: index, listener: listener, watch: watch)
+            ) { watch throws(ImagingError) -> Made in
+                try renderAndEncode(row, spec: source.spec, index: index, makesPlaceholder: makesPlaceholder,
+                                    listener: listener, watch: watch)
             }
-            let output = Output(data: data, width: width, height: height, format: row.format,
+            let output = Output(data: made.data, width: made.width, height: made.height, format: row.format,
                                 decodeMilliseconds: Self.milliseconds(from: decodeStarted, to: start),
-                                renderMilliseconds: Self.milliseconds(from: start, to: .now))
+                                renderMilliseconds: Self.milliseconds(from: start, to: .now),
+                                placeholder: made.placeholder)
             ledger.finish(index, output)
             return output
         } catch {
@@ -171,22 +177,40 @@ struct SourceRender: Sendable {
         }
     }
 
+    /// What one row's render made.
+    private struct Made {
+        var data: Data
+        var width: Int, height: Int
+        var placeholder: Placeholder?
+    }
+
     /// The output's bytes and size: the source's own bytes when it passes through, else a
-    /// render and an encode.
-    private func renderAndEncode(_ row: PreparedRow, spec: ThumbnailSpec, index: Int, listener: Listener,
-                                 watch: StageWatch) throws(ImagingError) -> (Data, Int, Int) {
+    /// render and an encode. With `makesPlaceholder`, the rendered pixels are made into memory
+    /// first, the placeholder computed from them and the encode read from them: the same bytes
+    /// as a streamed encode, the pixels made once.
+    private func renderAndEncode(_ row: PreparedRow, spec: ThumbnailSpec, index: Int, makesPlaceholder: Bool,
+                                 listener: Listener, watch: StageWatch) throws(ImagingError) -> Made {
         let decoded = row.decoded
         if row.passesThrough, let path = decoded.path, let data = PassThrough.bytes(of: path, format: row.format) {
-            return (data, decoded.header.orientedWidth, decoded.header.orientedHeight)
+            return Made(data: data, width: decoded.header.orientedWidth, height: decoded.header.orientedHeight)
         }
         listener.stage(.render, index)
-        let image = try ThumbnailRenderer().render(decoded, spec: spec, plan: row.geometry, format: row.format,
+        var image = try ThumbnailRenderer().render(decoded, spec: spec, plan: row.geometry, format: row.format,
                                                    shared: row.sharedScale, watch: watch)
+        var placeholder: Placeholder?
+        if makesPlaceholder {
+            let own = try image.copied()
+            watch.enter("render", evaluating: own)
+            image = try own.copiedToMemory()
+            watch.enter("render")
+            // A placeholder is an extra: one that cannot be made leaves the row's output alone.
+            placeholder = try? PlaceholderMaker.make(from: image, frameHeight: image.pageHeight)
+        }
         listener.stage(.encode, index)
         let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality(for: row.format), options: spec.encoding,
                                              maxBytes: spec.maxOutputBytes,
                                              sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
-        return (data, image.width, image.pageHeight)
+        return Made(data: data, width: image.width, height: image.pageHeight, placeholder: placeholder)
     }
 
     /// Names what went wrong when rendering failed: a broken source is a decode failure,

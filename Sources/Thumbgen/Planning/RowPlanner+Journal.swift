@@ -22,6 +22,9 @@ extension RowPlanner {
             plan.key = key
             plan.cached = .present
             plan.output = vouched.record
+            if vouched.hasPlaceholder, readsPlaceholders {
+                plan.output?.placeholder = cache?.outputs.record(key.digest)?.placeholder
+            }
             plan.path = vouched.path
             plan.outHolds = true
             plan.action = .keep

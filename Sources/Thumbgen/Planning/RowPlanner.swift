@@ -30,6 +30,10 @@ struct RowPlanner: Sendable {
     /// Whether plans carry their reasons (`explain`): text a run and a dry run never read, and
     /// would pay for on every row of a warm run.
     var explains = false
+
+    /// Whether plans carry placeholders: a row the warm journal keeps then reads its record
+    /// when the record holds one (the journal does not keep them).
+    var readsPlaceholders = false
     /// The warm journal of `--out` (`RowPlanner+Journal.swift`): a row it vouches for is
     /// planned `keep` on `stat`s alone; nil without a cache or an `--out`, and for `explain`.
     var journal: WarmJournal?

@@ -34,6 +34,16 @@ public final class ImageIndex: Sendable {
         var formats: [String: Format]
         /// A ready `<picture>` (`PictureMarkup`); nil when no format a browser shows is there.
         var html: String?
+        /// What a page shows while the image loads: the placeholder of the source's smallest
+        /// output that has one (`--placeholders`).
+        var placeholder: PlaceholderFields?
+    }
+
+    /// One finished row's output, its format's name and its placeholder, as `add` keeps it.
+    struct Listed {
+        var format: String
+        var output: Output
+        var placeholder: PlaceholderFields?
     }
 
     /// The `sizes` the markup says when the run names none: the image as wide as the viewport.
@@ -45,8 +55,8 @@ public final class ImageIndex: Sendable {
         var expected: [Int] = []
         var head = 0
         /// Finished rows not yet in their place: the `src` and, for a row with an output, it.
-        var waiting: [Int: (src: String, output: (String, Output)?)] = [:]
-        var current: (src: String, outputs: [(String, Output)])?
+        var waiting: [Int: (src: String, output: Listed?)] = [:]
+        var current: (src: String, outputs: [Listed])?
         var first = true
         var failed = false
     }
@@ -86,11 +96,13 @@ public final class ImageIndex: Sendable {
     /// Adds a finished row; rows without an output (failed, cancelled, planned) only keep
     /// their place.
     public func add(_ result: RowResult) {
-        var output: (String, Output)?
+        var output: Listed?
         if result.status == .written || result.status == .unchanged, let path = result.out,
            let format = result.format, let width = result.width, let height = result.height {
-            output = (format.rawValue, Output(width: width, height: height, bytes: result.bytes ?? 0,
-                                              path: path, url: urlPrefix + ContactSheet.encodedPath(path)))
+            output = Listed(format: format.rawValue,
+                            output: Output(width: width, height: height, bytes: result.bytes ?? 0,
+                                           path: path, url: urlPrefix + ContactSheet.encodedPath(path)),
+                            placeholder: result.placeholder)
         }
         state.withLock { state in
             state.waiting[result.row] = (result.src, output)
@@ -122,7 +134,7 @@ public final class ImageIndex: Sendable {
         }
     }
 
-    private func take(_ row: (src: String, output: (String, Output)?), into state: inout State) {
+    private func take(_ row: (src: String, output: Listed?), into state: inout State) {
         if state.current?.src != row.src {
             flush(&state)
             state.current = (row.src, [])
@@ -148,19 +160,22 @@ public final class ImageIndex: Sendable {
     /// (one candidate per width: a browser drops a repeated width).
     /// With `byDensity`, a candidate's descriptor is its width over the narrowest output's (`2x`,
     /// `1.5x`), for images shown at a fixed CSS size.
-    static func entry(src: String, outputs: [(String, Output)], sizes: String = defaultSizes,
+    static func entry(src: String, outputs: [Listed], sizes: String = defaultSizes,
                       byDensity: Bool = false) -> Source {
         var formats: [String: Format] = [:]
-        for (name, list) in Dictionary(grouping: outputs, by: \.0) {
-            let sorted = list.map(\.1).sorted { ($0.width, $0.height, $0.path) < ($1.width, $1.height, $1.path) }
+        for (name, list) in Dictionary(grouping: outputs, by: \.format) {
+            let sorted = list.map(\.output).sorted { ($0.width, $0.height, $0.path) < ($1.width, $1.height, $1.path) }
             var widths: Set<Int> = []
             let distinct = sorted.filter { widths.insert($0.width).inserted }
             let base = Double(distinct.first?.width ?? 1)
             let candidates = distinct.map { "\($0.url) " + (byDensity ? density(Double($0.width) / base) : "\($0.width)w") }
             formats[name] = Format(type: mimeType(name), srcset: candidates.joined(separator: ", "), outputs: sorted)
         }
-        let html = PictureMarkup.html(formats: formats, sizes: byDensity ? nil : sizes)
-        return Source(src: src, formats: formats, html: html)
+        let placeholder = outputs.filter { $0.placeholder != nil }
+            .min { ($0.output.width * $0.output.height, $0.output.path) < ($1.output.width * $1.output.height, $1.output.path) }?
+            .placeholder
+        let html = PictureMarkup.html(formats: formats, sizes: byDensity ? nil : sizes, placeholder: placeholder)
+        return Source(src: src, formats: formats, html: html, placeholder: placeholder)
     }
 
     /// An x descriptor: `2x`, `1.5x`, `1.56x` (to two decimals, trailing zeros dropped).

@@ -40,6 +40,14 @@ extension RowResult {
             json.addRaw("ms", inner.text())
         }
         json.add("out", out)
+        if let placeholder {
+            var inner = JSONObjectText()
+            inner.add("dominant", placeholder.dominant)
+            inner.add("lqip", placeholder.lqip)
+            inner.add("thumbhash", placeholder.thumbhash)
+            if placeholder.transparent == true { inner.addRaw("transparent", "true") }
+            json.addRaw("placeholder", inner.text())
+        }
         json.add("plan", plan?.rawValue)
         json.add("row", row)
         json.add("sha256", sha256)

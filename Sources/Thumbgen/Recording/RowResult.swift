@@ -98,6 +98,9 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var source: SourceInfo?
     /// What a run would do for the row (`--dry-run` only).
     public var plan: Plan?
+    /// The placeholder its source's page can show, on the row whose output it was made from
+    /// (the smallest its render made), in the kinds the run asked for (`--placeholders`).
+    public var placeholder: PlaceholderFields?
 
     /// What `--dry-run` found a run would do for a row.
     public enum Plan: String, Sendable, Codable, CaseIterable {
@@ -132,7 +135,7 @@ public struct RowResult: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case row, id, src, status, out, width, height, bytes, sha256, format, error, ms, http, cache
         case sourceSHA256 = "source_sha256"
-        case warm, source, plan
+        case warm, source, plan, placeholder
     }
 
     /// A row that ended with `failure`, at whatever stage: `cancelled` when the failure is a

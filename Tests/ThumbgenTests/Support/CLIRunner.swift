@@ -139,6 +139,13 @@ struct Report: Decodable, Sendable {
         var source_sha256: String?
         var warm: String?
         var plan: String?
+        var placeholder: Placeholder?
+    }
+    struct Placeholder: Decodable, Sendable, Equatable {
+        var dominant: String?
+        var lqip: String?
+        var thumbhash: String?
+        var transparent: Bool?
     }
     var schema: Int
     var summary: Summary

@@ -11,6 +11,7 @@ struct Colour: Equatable, Sendable, CustomStringConvertible {
     static let blue = Colour(r: 30, g: 40, b: 210)
     static let yellow = Colour(r: 240, g: 220, b: 30)
     static let magenta = Colour(r: 255, g: 0, b: 255)
+    static let white = Colour(r: 255, g: 255, b: 255)
 
     var rgb: [UInt8] { [r, g, b] }
     var description: String { "(\(r),\(g),\(b),\(a))" }

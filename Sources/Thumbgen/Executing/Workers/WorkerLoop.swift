@@ -86,7 +86,8 @@ struct UnitRun {
             output: { index, made in
                 let header = WorkerProtocol.Output(row: rowNumber(index), width: made.width, height: made.height,
                                                    format: made.format, decodeMs: made.decodeMilliseconds,
-                                                   renderMs: made.renderMilliseconds)
+                                                   renderMs: made.renderMilliseconds,
+                                                   placeholder: made.placeholder?.stored)
                 output.send(.output, header, payload: made.data)
             },
             failure: { index, failure in

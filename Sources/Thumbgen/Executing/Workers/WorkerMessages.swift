@@ -5,7 +5,7 @@ import Foundation
 enum WorkerProtocol {
     /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
     /// version is stopped, and its rows fail.
-    static let version = 2
+    static let version = 3
 
     /// What a worker is told of the row's source instead of its `src` cell, which may be a
     /// URL: a worker never sees one. The parent puts the cell back into messages.
@@ -76,6 +76,8 @@ enum WorkerProtocol {
         /// Milliseconds of decode (the row's share of the unit's) and of render and encode.
         var decodeMs: Double?
         var renderMs: Double?
+        /// The placeholder made from the output (`Placeholder.stored`), if it made one.
+        var placeholder: String?
     }
 
     /// `failure`: why one row failed, with the placeholder for its source.
