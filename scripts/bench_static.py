@@ -219,10 +219,11 @@ def contender_commands(name, outdir, files, args, formats):
         # /usr/share, and a walked folder's links are left alone by default (docs/command-line.md, Folders
         # as input): without it thumbgen finds no image. JPEG's background is #ffffff by
         # default. A fresh, empty cache each run (outdir is new): the cold case, storing into
-        # the cache included, as in the other workloads.
+        # the cache included, as in the other workloads. With the index a site reads (its
+        # srcsets, markup and, where the build has them, the default placeholders).
         return [[binary, str(files["corpus"]), "--out", str(outdir),
                  "--size", ",".join(map(str, WIDTHS)), "--format", ",".join(formats),
-                 "--follow-links", "--cache-dir", f"{outdir}.cache"]]
+                 "--follow-links", "--cache-dir", f"{outdir}.cache", "--index", f"{outdir}.index.json"]]
     if name in ("pyvips-1decode", "eleventy-style"):
         kind = "1decode" if name == "pyvips-1decode" else "eleventy"
         return [me + [kind, str(half), str(outdir), *formats] for half in files["halves"]]

@@ -19,6 +19,12 @@ struct RunOptions: ParsableArguments {
     @Option(help: "Placeholders the --report and --index give each source, from the pixels of its smallest output: dominant (#rrggbb), lqip (a data URI of a tiny blurred WebP, under 400 bytes), thumbhash (base64); a list, or none (default: dominant,lqip). The index's <picture> draws the LQIP on the dominant colour while the image loads.")
     var placeholders: String?
 
+    @Flag(help: "Leave out a WebP, AVIF or JPEG XL output that is not smaller than its source's JPEG (else PNG) output of the same width: not written, not in the --index, its row 'dropped' with both sizes in the --report.")
+    var dropLarger = false
+
+    @Option(help: "The bytes a source's outputs may come to together, e.g. 2M: a row whose output would take its source's total past it is not written and fails with over_budget (exit status 1). A source's rows are those next to each other in the manifest.")
+    var budget: ByteSize?
+
     @Option(help: "Write an HTML contact sheet of every output (failures with their reason) to this file.")
     var html: String?
 
@@ -107,6 +113,8 @@ struct RunOptions: ParsableArguments {
         configuration.cache = lookOnly ? cache.openToLook() : try cache.open()
         configuration.offline = cache.offline
         configuration.placeholders = report == nil && index == nil ? [] : placeholderKinds
+        configuration.dropLarger = dropLarger
+        configuration.sourceBudget = budget.map { Int(clamping: $0.bytes) }
         return configuration
     }
 

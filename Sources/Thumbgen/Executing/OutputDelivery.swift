@@ -12,8 +12,22 @@ struct OutputDelivery: Sendable {
     var claims: OutputClaims?
     /// Where a kept output's bytes come from should its file change while the row waits.
     var cache: ThumbnailCache?
+    /// `--drop-larger`, `--budget`: outputs wait for their source's others to be weighed.
+    var weights: SourceWeights?
     /// The placeholder kinds a result carries, from its record (`--placeholders`).
     var placeholderKinds: Set<PlaceholderKind> = PlaceholderKind.defaults
+
+    /// The result of `request`'s row for the output `record` describes, before it is placed.
+    func result(_ record: OutputRecord, for request: ThumbnailRequest) -> RowResult {
+        var result = RowResult(
+            row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
+            width: record.width, height: record.height, bytes: record.bytes,
+            sha256: record.sha256, format: record.format)
+        if let placeholder = record.placeholder {
+            result.placeholder = PlaceholderFields(placeholder, kinds: placeholderKinds)
+        }
+        return result
+    }
 
     /// Delivers the output described by `record` for `request` (at `planned`, the path its plan
     /// found, else its `out` template filled in): writes `bytes`, or, when they are nil, leaves
@@ -31,13 +45,27 @@ struct OutputDelivery: Sendable {
                  isWanted: @escaping @Sendable () -> Bool = { true },
                  placing: @escaping AtomicFileWriter.Placement = { $0() },
                  completion: @escaping @Sendable (Result<RowResult, ThumbnailFailure>) -> Void) {
-        var result = RowResult(
-            row: request.row, id: request.id, src: request.sourceText, status: .unchanged,
-            width: record.width, height: record.height, bytes: record.bytes,
-            sha256: record.sha256, format: record.format)
-        if let placeholder = record.placeholder {
-            result.placeholder = PlaceholderFields(placeholder, kinds: placeholderKinds)
+        if let weights {
+            var copy = self
+            copy.weights = nil
+            let unweighed = copy
+            return weights.weigh(row: request.row, record: record) { verdict in
+                switch verdict {
+                case .place:
+                    unweighed.deliver(record, for: request, at: planned, bytes: bytes, rendered: rendered, key: key,
+                                      isWanted: isWanted, placing: placing, completion: completion)
+                case .dropped(let format, let fallbackBytes):
+                    var result = unweighed.result(record, for: request)
+                    result.status = .dropped
+                    result.fallback = RowResult.Fallback(format: format, bytes: fallbackBytes)
+                    completion(.success(result))
+                case .overBudget(let total, let budget):
+                    completion(.failure(.overSourceBudget(request.sourceText, bytes: record.bytes, total: total,
+                                                          budget: budget)))
+                }
+            }
         }
+        var result = result(record, for: request)
         guard let writer else {
             result.status = rendered ? .written : .unchanged
             return completion(.success(result))

@@ -15,6 +15,7 @@ extension Pipeline {
     func deliver(_ result: RowResult, settling batch: Settlements? = nil) {
         if batch?.add(result) == true { return }
         delivery.claims?.settle(row: result.row)
+        delivery.weights?.ended(row: result.row)
         gate.leave(row: result.row)
         onResults([result])
         rows.leave()
@@ -27,6 +28,7 @@ extension Pipeline {
         guard !results.isEmpty else { return }
         let rows = results.map(\.row)
         delivery.claims?.settle(rows: rows)
+        for row in rows { delivery.weights?.ended(row: row) }
         gate.leave(rows: rows)
         onResults(results)
         for _ in results { self.rows.leave() }

@@ -100,6 +100,10 @@ public final class Pipeline: Sendable {
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
         delivery.cache = configuration.cache
         delivery.placeholderKinds = configuration.placeholders
+        if configuration.dropLarger || configuration.sourceBudget != nil {
+            delivery.weights = SourceWeights(dropLarger: configuration.dropLarger, budget: configuration.sourceBudget,
+                                             maximumRows: min(64, configuration.maxPendingRows / 2))
+        }
         let mode: RunMode = configuration.cache == nil ? .none
             : configuration.outputDirectory == nil ? .warm : .cache
         self.delivery = delivery
@@ -144,6 +148,9 @@ public final class Pipeline: Sendable {
             defer { last = request.source }
             return last == request.source
         }
+        // Before waiting for a place: a new source's first row closes the set before it, whose
+        // rows may hold every place while they wait to be weighed.
+        delivery.weights?.join(row: request.row, source: request.source)
         admit(row: request.row, continuingSource: continuing)
         rows.enter()
         let pattern = delivery.claims == nil ? nil : patterns.pattern(
@@ -195,6 +202,7 @@ public final class Pipeline: Sendable {
     /// has already ended. The first end within moments and are waited for, for a second at
     /// most after a cancel; the second are not, so that no C code can hold the run hostage.
     public func waitUntilFinished() {
+        delivery.weights?.close()
         handOverPlans()
         plansInFlight.wait()
         flush()

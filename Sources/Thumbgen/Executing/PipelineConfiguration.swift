@@ -15,6 +15,12 @@ public struct PipelineConfiguration: Sendable {
     /// report or an index is written). Every render makes its source's placeholder all the
     /// same, and the cache keeps it.
     public var placeholders: Set<PlaceholderKind> = PlaceholderKind.defaults
+    /// `--drop-larger`: a WebP, AVIF or JPEG XL output no smaller than its source's JPEG (else
+    /// PNG) of the same width is not written (`SourceWeights`).
+    public var dropLarger = false
+    /// `--budget`: the bytes a source's outputs may come to together; a row whose output would
+    /// take them past it fails `over_budget` (`SourceWeights`).
+    public var sourceBudget: Int?
     /// Images processed at once (decode, render, encode); defaults to the number of cores.
     public var cpuConcurrency: Int = ProcessInfo.processInfo.activeProcessorCount
     /// Files written at once.

@@ -7,6 +7,12 @@ import Foundation
 /// `SourceRender`, the parser's as `RowError`s; a job ends with any of them through
 /// `Job.advance(.failed(_:))`.)
 extension ThumbnailFailure {
+    /// An output left unplaced by `--budget`: with it, its source's outputs come to `total` bytes.
+    static func overSourceBudget(_ src: String, bytes: Int, total: Int, budget: Int) -> ThumbnailFailure {
+        ThumbnailFailure(.overBudget, "\(src): this output's \(bytes) bytes take the source's outputs to \(total) "
+                         + "bytes, over --budget \(budget); not written")
+    }
+
     /// A plan that says `fail` without saying why (never made by the planner).
     static func noPlan(_ src: String) -> ThumbnailFailure {
         ThumbnailFailure(.invalidRow, "\(src): no plan")

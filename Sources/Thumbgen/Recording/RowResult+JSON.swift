@@ -21,6 +21,12 @@ extension RowResult {
             inner.add("message", error.message)
             json.addRaw("error", inner.text())
         }
+        if let fallback {
+            var inner = JSONObjectText()
+            inner.add("bytes", fallback.bytes)
+            inner.add("format", fallback.format.rawValue)
+            json.addRaw("fallback", inner.text())
+        }
         json.add("format", format?.rawValue)
         json.add("height", height)
         if let http {

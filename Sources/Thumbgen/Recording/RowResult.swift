@@ -4,6 +4,8 @@ public struct RowResult: Sendable, Equatable, Codable {
     /// How a row ended.
     public enum Status: String, Sendable, Codable, CaseIterable {
         case written, unchanged, failed, cancelled
+        /// `--drop-larger`: not written, no smaller than its fallback (`fallback` says which).
+        case dropped
         /// `--dry-run`: nothing was done; `plan` says what would be.
         case planned
     }
@@ -98,6 +100,17 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var source: SourceInfo?
     /// What a run would do for the row (`--dry-run` only).
     public var plan: Plan?
+    /// What a `dropped` row was weighed against: its source's fallback of the same width.
+    public var fallback: Fallback?
+
+    /// The output a `dropped` row was no smaller than.
+    public struct Fallback: Sendable, Equatable, Codable {
+        /// Its format (JPEG or PNG).
+        public var format: OutputFormat
+        /// Its size in bytes.
+        public var bytes: Int
+    }
+
     /// The placeholder its source's page can show, on the row whose output it was made from
     /// (the smallest its render made), in the kinds the run asked for (`--placeholders`).
     public var placeholder: PlaceholderFields?
@@ -135,7 +148,7 @@ public struct RowResult: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case row, id, src, status, out, width, height, bytes, sha256, format, error, ms, http, cache
         case sourceSHA256 = "source_sha256"
-        case warm, source, plan, placeholder
+        case warm, source, plan, placeholder, fallback
     }
 
     /// A row that ended with `failure`, at whatever stage: `cancelled` when the failure is a

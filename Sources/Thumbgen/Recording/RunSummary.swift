@@ -12,6 +12,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var failed = 0
     /// Rows cancelled by an interruption.
     public var cancelled = 0
+    /// Rows `--drop-larger` left out (nil when none was).
+    public var dropped: Int?
     /// Failed rows per error code.
     public var errors: [String: Int] = [:]
     /// Wall time of the run in seconds.
@@ -77,7 +79,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case rows, written, unchanged, failed, cancelled, errors, seconds, cache, warm, bytes, ms, plan
+        case rows, written, unchanged, failed, cancelled, dropped, errors, seconds, cache, warm, bytes, ms, plan
         case cpuSeconds = "cpu_seconds"
     }
 
@@ -99,6 +101,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
         case .unchanged: unchanged += 1
         case .failed: failed += 1
         case .cancelled: cancelled += 1
+        case .dropped: dropped = (dropped ?? 0) + 1
         case .planned: break
         }
         if let planned = result.plan {
@@ -171,7 +174,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
             "; cache: \($0.hit) hit, \($0.revalidated) revalidated, \($0.miss) miss"
                 + ($0.notStored.map { ", \($0) writes refused (the cache is full or read only)" } ?? "")
         } ?? ""
-        return "\(rows) rows: \(written) written, \(unchanged) unchanged, \(failed) failed, "
+        let droppedText = dropped.map { "\($0) dropped (larger than their fallback), " } ?? ""
+        return "\(rows) rows: \(written) written, \(unchanged) unchanged, " + droppedText + "\(failed) failed, "
             + "\(cancelled) cancelled" + time + cacheText
     }
 }

@@ -107,6 +107,7 @@ final class CLIRunner: @unchecked Sendable {
 struct Report: Decodable, Sendable {
     struct Summary: Decodable, Sendable {
         var rows: Int, written: Int, unchanged: Int, failed: Int, cancelled: Int
+        var dropped: Int?
         var errors: [String: Int]
         var seconds: Double
         var cache: [String: Int]?
@@ -140,6 +141,11 @@ struct Report: Decodable, Sendable {
         var warm: String?
         var plan: String?
         var placeholder: Placeholder?
+        var fallback: Fallback?
+    }
+    struct Fallback: Decodable, Sendable {
+        var format: String
+        var bytes: Int
     }
     struct Placeholder: Decodable, Sendable, Equatable {
         var dominant: String?
