@@ -261,6 +261,44 @@ struct ImageIndexTests {
         }
     }
 
+    @Test("Every format Chromium shows: AVIF first, WebP where AVIF is unknown, the JPEG <img> where both are; the expected candidate at two widths and ratios",
+          .enabled(if: Browser.isAvailable, "needs chromium (scripts/setup installs it)"))
+    func browserShowsEachFormat() async throws {
+        let space = try Workspace("index-avif")
+        try space.fixture(.quadrants(width: 1600, height: 1000), "photos/hero.png")
+        let run = try await CLIRunner.run(["render", "photos", "--out", "out", "--index", "site/index.json",
+                                           "--index-url-prefix", "out/", "--size", "320,640,1280",
+                                           "--format", "avif,webp,jpeg"],
+                                          in: space.folder.url, cacheDirectory: space.cache)
+        #expect(run.status == 0, "\(run.stderr)")
+        let index = try ReportSchemaTests.json(space.folder.file("site/index.json"))
+        let picture = try #require(Self.html(index, "photos/hero.png"))
+        // Three copies: as written; with AVIF's type one no browser knows; with WebP's too.
+        let noAVIF = picture.replacingOccurrences(of: "image/avif", with: "image/x-none")
+        let neither = noAVIF.replacingOccurrences(of: "image/webp", with: "image/x-none")
+        let page = try space.folder.write("""
+            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+            <style>body { margin: 0 } img { display: block; width: 100vw; height: auto }</style></head><body>
+            <div id="avif">\(picture)</div><div id="webp">\(noAVIF)</div><div id="jpeg">\(neither)</div><pre id="tg-check"></pre>
+            <script>window.addEventListener("load", function () {
+              var lines = [];
+              document.querySelectorAll("div").forEach(function (div) {
+                var img = div.querySelector("img");
+                var loaded = img.complete && img.naturalWidth > 0 ? "loaded" : "missing";
+                lines.push(div.id + " " + img.currentSrc.split("/").pop() + " " + loaded);
+              });
+              document.getElementById("tg-check").textContent = lines.join("\\n");
+            });</script></body></html>
+            """, to: "formats.html")
+        for (viewport, ratio, expected) in [(500, 1, "hero-640x400"), (1000, 1, "hero-1280x800"), (500, 2, "hero-1280x800")] {
+            let text = try await Self.pictureCheck(page, viewport: viewport, ratio: ratio)
+            for format in ["avif", "webp"] {
+                #expect(text.contains("\(format) \(expected).\(format) loaded"), "\(viewport)×\(ratio): \(text)")
+            }
+            #expect(text.contains("jpeg \(expected).jpg loaded"), "\(viewport)×\(ratio): \(text)")
+        }
+    }
+
     @Test("Chromium picks the expected srcset candidate at two viewport widths (device pixel ratio pinned: 1, then 2)",
           .enabled(if: Browser.isAvailable, "needs chromium (scripts/setup installs it)"))
     func browserPicksCandidates() async throws {
