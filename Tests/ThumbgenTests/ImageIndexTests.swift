@@ -217,12 +217,19 @@ struct ImageIndexTests {
     /// (so that it falls back to the <img>); it reports what each loaded into `<pre id="tg-check">`.
     /// `width` is the images' CSS width (their own without one).
     static func picturePage(_ picture: String, width: String? = nil) -> String {
-        let fallback = picture.replacingOccurrences(of: "image/webp", with: "image/x-none")
+        picturePage(["modern": picture, "fallback": picture.replacingOccurrences(of: "image/webp", with: "image/x-none")],
+                    order: ["modern", "fallback"], width: width)
+    }
+
+    /// A page showing each of `pictures` in a `<div>` of its name, in `order`; it reports
+    /// `NAME FILE loaded|missing` for each into `<pre id="tg-check">`.
+    static func picturePage(_ pictures: [String: String], order: [String], width: String? = nil) -> String {
         let style = width.map { "img { display: block; width: \($0); height: auto }" } ?? "img { display: block }"
+        let divs = order.map { "<div id=\"\($0)\">\(pictures[$0] ?? "")</div>" }.joined()
         return """
             <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
             <style>body { margin: 0 } \(style)</style></head><body>
-            <div id="modern">\(picture)</div><div id="fallback">\(fallback)</div><pre id="tg-check"></pre>
+            \(divs)<pre id="tg-check"></pre>
             <script>window.addEventListener("load", function () {
               var lines = [];
               document.querySelectorAll("div").forEach(function (div) {
@@ -276,20 +283,9 @@ struct ImageIndexTests {
         // Three copies: as written; with AVIF's type one no browser knows; with WebP's too.
         let noAVIF = picture.replacingOccurrences(of: "image/avif", with: "image/x-none")
         let neither = noAVIF.replacingOccurrences(of: "image/webp", with: "image/x-none")
-        let page = try space.folder.write("""
-            <!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-            <style>body { margin: 0 } img { display: block; width: 100vw; height: auto }</style></head><body>
-            <div id="avif">\(picture)</div><div id="webp">\(noAVIF)</div><div id="jpeg">\(neither)</div><pre id="tg-check"></pre>
-            <script>window.addEventListener("load", function () {
-              var lines = [];
-              document.querySelectorAll("div").forEach(function (div) {
-                var img = div.querySelector("img");
-                var loaded = img.complete && img.naturalWidth > 0 ? "loaded" : "missing";
-                lines.push(div.id + " " + img.currentSrc.split("/").pop() + " " + loaded);
-              });
-              document.getElementById("tg-check").textContent = lines.join("\\n");
-            });</script></body></html>
-            """, to: "formats.html")
+        let page = try space.folder.write(Self.picturePage(["avif": picture, "webp": noAVIF, "jpeg": neither],
+                                                           order: ["avif", "webp", "jpeg"], width: "100vw"),
+                                          to: "formats.html")
         for (viewport, ratio, expected) in [(500, 1, "hero-640x400"), (1000, 1, "hero-1280x800"), (500, 2, "hero-1280x800")] {
             let text = try await Self.pictureCheck(page, viewport: viewport, ratio: ratio)
             for format in ["avif", "webp"] {
