@@ -220,6 +220,32 @@ static inline int tg_bandjoin_const1(VipsImage *in, VipsImage **out, double c) {
     return vips_bandjoin_const1(in, out, c, NULL);
 }
 
+/// Rotates clockwise by `angle` (a quarter turn or more).
+static inline int tg_rot(VipsImage *in, VipsImage **out, VipsAngle angle) {
+    return vips_rot(in, out, angle, NULL);
+}
+
+/// Mirrors left to right (`VIPS_DIRECTION_HORIZONTAL`) or top to bottom.
+static inline int tg_flip(VipsImage *in, VipsImage **out, VipsDirection direction) {
+    return vips_flip(in, out, direction, NULL);
+}
+
+/// sharp's `sharpen()` without arguments, a fast, mild sharpen: a 3×3 convolution with 32 in
+/// the centre and -1 around it, over 24.
+static inline int tg_mild_sharpen(VipsImage *in, VipsImage **out) {
+    VipsImage *mask = vips_image_new_matrixv(3, 3, -1.0, -1.0, -1.0, -1.0, 32.0, -1.0, -1.0, -1.0, -1.0);
+    if (!mask) return -1;
+    vips_image_set_double(mask, "scale", 24.0);
+    int result = vips_conv(in, out, mask, "precision", VIPS_PRECISION_INTEGER, NULL);
+    g_object_unref(mask);
+    return result;
+}
+
+/// An unsharp mask of Gaussian `sigma` with sharp's settings for `sharpen({ sigma })`.
+static inline int tg_sharpen(VipsImage *in, VipsImage **out, double sigma) {
+    return vips_sharpen(in, out, "sigma", sigma, "m1", 1.0, "m2", 2.0, "x1", 2.0, "y2", 10.0, "y3", 20.0, NULL);
+}
+
 /// Blurs with a Gaussian of standard deviation `sigma` (a placeholder's preview).
 static inline int tg_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
     return vips_gaussblur(in, out, sigma, NULL);

@@ -16,7 +16,7 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default target height in pixels (column `height`).")
     var height: Int?
 
-    @Option(help: "Default fit: inside, cover, contain, fill or none (column `fit`).")
+    @Option(help: "Default fit: inside, cover, contain, fill, none or outside (column `fit`).")
     var fit: String?
 
     @Option(help: "Default gravity for cropping and padding, such as center or top-left (column `gravity`).")
@@ -24,6 +24,18 @@ struct ColumnDefaults: ParsableArguments {
 
     @Option(help: "Default crop before scaling, as x,y,w,h fractions of the source (column `crop`).")
     var crop: String?
+
+    @Option(help: "Default focal point, as x,y fractions of the image, such as 0.5,0.3: cover and none centre their crop on it (column `focus`).")
+    var focus: String?
+
+    @Option(help: "Default turn after the EXIF orientation: 0, 90, 180 or 270 degrees clockwise (column `rotate`).")
+    var rotate: String?
+
+    @Option(help: "Default mirror after the rotation: h (left to right), v (top to bottom), h,v or none (column `flip`).")
+    var flip: String?
+
+    @Option(help: "Default sharpening after the resize: auto (sharp's mild sharpen, where the output is at most half its source's size), a sigma from 0.3 to 10 (an unsharp mask), or none (column `sharpen`).")
+    var sharpen: String?
 
     @Flag(help: "Let sources smaller than the box grow (column `upscale`).")
     var upscale = false
@@ -99,6 +111,10 @@ struct ColumnDefaults: ParsableArguments {
         values[.fit] = fit
         values[.gravity] = gravity
         values[.crop] = crop
+        values[.focus] = focus
+        values[.rotate] = rotate
+        values[.flip] = flip
+        values[.sharpen] = sharpen
         values[.upscale] = upscale ? "true" : nil
         values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel

@@ -77,6 +77,15 @@ struct ThumbnailGeometryTests {
         Case(fit: .none, box: none, scaled: (400, 300), canvas: (400, 300)),
         Case(fit: .none, box: big, scaled: (400, 300), canvas: (400, 300)),
         Case(fit: .none, box: big, upscale: true, scaled: (400, 300), canvas: (400, 300)),
+        // outside: the smallest size covering the box, nothing cut (sharp's `outside`).
+        Case(fit: .outside, box: square, scaled: (267, 200), canvas: (267, 200)),
+        Case(fit: .outside, box: (200, 50), scaled: (200, 150), canvas: (200, 150)),
+        Case(fit: .outside, box: (100, 200), scaled: (267, 200), canvas: (267, 200)),
+        Case(fit: .outside, box: wOnly, scaled: (100, 75), canvas: (100, 75)),
+        Case(fit: .outside, box: hOnly, scaled: (133, 100), canvas: (133, 100)),
+        Case(fit: .outside, box: none, scaled: (400, 300), canvas: (400, 300)),
+        Case(fit: .outside, box: big, scaled: (400, 300), canvas: (400, 300)),
+        Case(fit: .outside, box: big, upscale: true, scaled: (1067, 800), canvas: (1067, 800)),
         // crop first, then the fit applies to the region.
         Case(fit: .inside, box: (100, 100), crop: CropRect(x: 0, y: 0, width: 0.5, height: 1),
              scaled: (67, 100), canvas: (67, 100)),

@@ -158,7 +158,8 @@ struct OutputKey: Sendable, Equatable {
     /// The spec identifier's short names that differ from the manifest's column names.
     private static let columnNames = ["box": "size", "q": "quality", "bg": "background",
                                       "anim": "animated", "enc": "encoding",
-                                      "sol": "shrink_on_load"]
+                                      "sol": "shrink_on_load", "mob": "max_output_bytes",
+                                      "turn": "rotate, flip"]
 
     /// The value of the part `name`.
     subscript(name: String) -> String? { parts.first { $0.name == name }?.value }

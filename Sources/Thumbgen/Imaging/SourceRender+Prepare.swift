@@ -119,7 +119,9 @@ extension SourceRender {
             for index in group {
                 guard let plan = plans[index] else { continue }
                 let spec = rows[index].spec
-                let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, kernel: spec.kernel,
+                let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, focus: spec.focus,
+                                      reorientation: spec.reorientation, sharpening: spec.sharpening,
+                                      kernel: spec.kernel,
                                       background: spec.background, quality: spec.quality(for: format(index)), encoding: spec.encoding,
                                       maxOutputBytes: spec.maxOutputBytes, passesThrough: passesThrough(index))
                 let first = firsts[same]
@@ -139,6 +141,9 @@ extension SourceRender {
         var geometry: ThumbnailGeometry
         var format: OutputFormat
         var gravity: Gravity
+        var focus: FocusPoint?
+        var reorientation: Reorientation
+        var sharpening: Sharpening?
         var kernel: Kernel
         var background: RGBAColor
         var quality: Int?

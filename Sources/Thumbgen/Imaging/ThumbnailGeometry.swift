@@ -1,4 +1,5 @@
-/// The sizes one output goes through, in pixels of the oriented, full-size source.
+/// The sizes one output goes through, in pixels of the oriented, full-size source (the canvas:
+/// of the output, after any `Reorientation`).
 ///
 /// Pure arithmetic, kept apart from libvips so that every fit mode can be tested exactly:
 /// `region` is cut out of the source (the `crop` column), scaled to `scaledWidth`×
@@ -7,7 +8,7 @@
 public struct ThumbnailGeometry: Sendable, Hashable {
     /// The part of the source used, as x, y, width, height in source pixels.
     public var regionX: Double, regionY: Double, regionWidth: Double, regionHeight: Double
-    /// The size the region is scaled to.
+    /// The size the region is scaled to, before any turn (upright).
     public var scaledWidth: Int, scaledHeight: Int
     /// The output's final size.
     public var canvasWidth: Int, canvasHeight: Int
@@ -26,7 +27,9 @@ public struct ThumbnailGeometry: Sendable, Hashable {
         regionY = (crop.y * sh).rounded()
         regionWidth = max(1, min(sw - regionX, (crop.width * sw).rounded()))
         regionHeight = max(1, min(sh - regionY, (crop.height * sh).rounded()))
-        let rw = regionWidth, rh = regionHeight
+        // The fit works on the turned region; the scaled size goes back to upright pixels.
+        let turn = spec.reorientation
+        let (rw, rh) = turn.swapsSides ? (regionHeight, regionWidth) : (regionWidth, regionHeight)
         let boxW = spec.box.width.map(Double.init), boxH = spec.box.height.map(Double.init)
 
         func clampUp(_ s: Double) -> Double { spec.upscale ? s : min(s, 1) }
@@ -65,6 +68,10 @@ public struct ThumbnailGeometry: Sendable, Hashable {
                     scaled = size(s, s)
                     canvas = scaled
                 }
+            case .outside:
+                let s = clampUp(boxW != nil && boxH != nil ? max(boxW! / rw, boxH! / rh) : insideScale)
+                scaled = size(s, s)
+                canvas = scaled
             case .fill:
                 if let boxW, let boxH {
                     scaled = size(clampUp(boxW / rw), clampUp(boxH / rh))
@@ -75,7 +82,7 @@ public struct ThumbnailGeometry: Sendable, Hashable {
                 canvas = scaled
             }
         }
-        (scaledWidth, scaledHeight) = scaled
+        (scaledWidth, scaledHeight) = turn.swapsSides ? (scaled.1, scaled.0) : scaled
         (canvasWidth, canvasHeight) = canvas
     }
 }

@@ -1,4 +1,5 @@
-/// Turns a decoded source into one output's pixels: crop, resample, colour, alpha, canvas.
+/// Turns a decoded source into one output's pixels: crop, resample, colour, turn (`rotate`,
+/// `flip`), sharpen, alpha, canvas (at the gravity, or centred on a `focus` point).
 ///
 /// The result is lazy: libvips computes it during the encode, so the CPU cost lands there,
 /// except for scaled pixels that several rows share (`SharedScale`), which are made once.
@@ -28,16 +29,22 @@ struct ThumbnailRenderer: Sendable {
         } else {
             coloured = try scaledAndColoured()
         }
-        let scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-            try alpha(coloured, plan: plan, spec: spec, format: format)
-        }
         let frames = decoded.frames
+        let scaled = try VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
+            // 3½. A turn and sharpening (`ThumbnailRenderer+Turn.swift`).
+            let turned = try turnedAndSharpened(coloured, spec: spec, plan: plan, frames: frames)
+            return try alpha(turned, plan: plan, spec: spec, format: format)
+        }
         let scaledHeight = scaled.height / frames
         let cropsOnly = plan.canvasWidth <= scaled.width && plan.canvasHeight <= scaledHeight
         let resized = plan.canvasWidth != scaled.width || plan.canvasHeight != scaledHeight
         // 5. Canvas: pad (contain) or crop (cover, none) to the final size at the gravity;
         // a smart gravity crops where libvips finds the most attention or entropy (on a still
         // image only: on an animation the crop would jump from frame to frame).
+        // A focal point centres the crop on itself, clamped to the image, whatever the gravity.
+        if cropsOnly, resized, let focus = spec.focus {
+            return try focusCropped(scaled, on: focus, decoded: decoded, spec: spec, plan: plan)
+        }
         if frames == 1, cropsOnly, resized, let measure = spec.gravity.smartCropMeasure {
             // vips_smartcrop reads every pixel while it is built, and the encode reads them
             // again: a source opened for one sequential pass cannot serve both ("out of order
@@ -177,7 +184,7 @@ struct ThumbnailRenderer: Sendable {
 
     /// `body` applied to each of the `frames` frames stacked in `image`, stacked again (the
     /// image itself when there is one frame).
-    private func eachFrame(of image: VipsImageRef, frames: Int,
+    func eachFrame(of image: VipsImageRef, frames: Int,
                            _ body: (VipsImageRef) throws(ImagingError) -> VipsImageRef)
         throws(ImagingError) -> VipsImageRef
     {

@@ -97,6 +97,35 @@ extension VipsImageRef {
         }
     }
 
+    /// Turned as `turn` says: rotated clockwise, then mirrored.
+    func turned(_ turn: Reorientation) throws(ImagingError) -> VipsImageRef {
+        var image = self
+        switch turn.degrees {
+        case 90: image = try Self.make("rot") { tg_rot(image.pointer, $0, VIPS_ANGLE_D90) }
+        case 180: image = try Self.make("rot") { tg_rot(image.pointer, $0, VIPS_ANGLE_D180) }
+        case 270: image = try Self.make("rot") { tg_rot(image.pointer, $0, VIPS_ANGLE_D270) }
+        default: break
+        }
+        if turn.mirrorsAcross { image = try Self.make("flip") { tg_flip(image.pointer, $0, VIPS_DIRECTION_HORIZONTAL) } }
+        if turn.mirrorsDown { image = try Self.make("flip") { tg_flip(image.pointer, $0, VIPS_DIRECTION_VERTICAL) } }
+        return image
+    }
+
+    /// sharp's mild sharpen (`sharpen()` without arguments).
+    func mildlySharpened() throws(ImagingError) -> VipsImageRef {
+        try Self.make("conv") { tg_mild_sharpen(pointer, $0) }
+    }
+
+    /// An unsharp mask of Gaussian `sigma`, as sharp's `sharpen({ sigma })`; the image comes
+    /// back in its own colour space and band format.
+    func sharpened(sigma: Double) throws(ImagingError) -> VipsImageRef {
+        let space = colourSpace, format = bandFormat
+        var image = try Self.make("sharpen") { tg_sharpen(pointer, $0, sigma) }
+        if image.colourSpace != space { image = try image.colourspace(space) }
+        if image.bandFormat != format { image = try image.cast(format) }
+        return image
+    }
+
     /// Adds an opaque alpha band.
     func withOpaqueAlpha() throws(ImagingError) -> VipsImageRef {
         try Self.make("bandjoin_const1") { tg_bandjoin_const1(pointer, $0, 255) }

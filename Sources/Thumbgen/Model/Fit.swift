@@ -10,4 +10,8 @@ public enum Fit: String, Sendable, CaseIterable, Codable {
     case fill
     /// No scaling: cut the box out of the source at `gravity` (Center, Top, Left, ...).
     case none
+    /// As small as possible keeping the aspect ratio while covering the box, with nothing cut:
+    /// one side meets the box, the other may exceed it (sharp's `outside`). With one side
+    /// given, as `inside`.
+    case outside
 }

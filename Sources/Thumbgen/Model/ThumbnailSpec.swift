@@ -11,6 +11,13 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var gravity: Gravity = .center
     /// The part of the upright source used, before scaling (`crop`).
     public var crop: CropRect?
+    /// Where `cover` and `none` centre their crop (fractions of the oriented source); nil: at
+    /// `gravity`.
+    public var focus: FocusPoint?
+    /// A turn after the EXIF orientation (`rotate`, `flip`).
+    public var reorientation = Reorientation()
+    /// Sharpening after the resize; nil for none.
+    public var sharpening: Sharpening?
     /// Whether a source smaller than the box may grow (`upscale`).
     public var upscale = false
     /// The resampling kernel (`kernel`).
@@ -54,6 +61,9 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         ]
         // Only a row with a limit has one in its key: every other key is what it was.
         if let maxOutputBytes { parts.append("mob=\(maxOutputBytes),mq=\(encoding.minQuality)") }
+        if let focus { parts.append("focus=\(focus.x),\(focus.y)") }
+        if !reorientation.isIdentity { parts.append("turn=\(reorientation.identifier)") }
+        if let sharpening { parts.append("sharpen=\(sharpening.identifier)") }
         return parts.joined(separator: ";")
     }
 

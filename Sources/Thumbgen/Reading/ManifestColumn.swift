@@ -4,7 +4,8 @@ import Foundation
 public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
     case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
-    case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample"
+    case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample", focus
+    case rotate, flip, sharpen
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -56,6 +57,10 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .maxOutputBytes: 19
         case .lossless: 20
         case .jpegSubsample: 21
+        case .focus: 22
+        case .rotate: 23
+        case .flip: 24
+        case .sharpen: 25
         }
     }
 

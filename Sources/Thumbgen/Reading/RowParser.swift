@@ -107,6 +107,34 @@ public struct RowParser: Sendable {
             }
             spec.crop = rect
         }
+        if let text = value(.focus) {
+            let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingWhitespace) }
+            guard parts.count == 2, let x = parts[0], let y = parts[1], case let point = FocusPoint(x: x, y: y),
+                  point.isValid else {
+                throw fail(.focus, "must be x,y as fractions of the image in [0,1], such as 0.5,0.3")
+            }
+            spec.focus = point
+        }
+        if let text = value(.rotate)?.trimmingWhitespace, !text.isEmpty {
+            guard let degrees = Int(text), [0, 90, 180, 270].contains(degrees) else {
+                throw fail(.rotate, "must be 0, 90, 180 or 270 (degrees clockwise, after the EXIF orientation)")
+            }
+            spec.reorientation.degrees = degrees
+        }
+        if let text = value(.sharpen)?.trimmingWhitespace {
+            guard let sharpening = Sharpening.parse(text) else {
+                throw fail(.sharpen, "must be auto (a mild sharpen after a large reduction), a sigma from 0.3 to 10, or none")
+            }
+            spec.sharpening = sharpening
+        }
+        if let text = value(.flip)?.trimmingWhitespace.lowercased(), !text.isEmpty, text != "none" {
+            let letters = text.filter { $0 != "," && $0 != " " }
+            guard !letters.isEmpty, letters.allSatisfy({ $0 == "h" || $0 == "v" }), Set(letters).count == letters.count else {
+                throw fail(.flip, "must be h (left to right), v (top to bottom), h,v (both) or none")
+            }
+            spec.reorientation.mirrorsAcross = letters.contains("h")
+            spec.reorientation.mirrorsDown = letters.contains("v")
+        }
         func flag(_ column: ManifestColumn) throws(RowError) -> Bool {
             switch value(column)?.trimmingWhitespace.lowercased() {
             case nil, "false", "no", "0": return false
