@@ -140,9 +140,9 @@ struct JournalSource: Equatable, Sendable {
 ///
 ///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
 ///     52 height u32 · 56 template check u32 (`JournalFormat.templateCheck`) · 60 path length u16 ·
-///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: the record holds a placeholder) ·
-///     64 record SHA-256 (32) ·
-///     96 record stamp (24) · 120 --out file stamp (40) · 160 [row i64] · path
+///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: the record holds a placeholder;
+///     4: a crop box follows) · 64 record SHA-256 (32) · 96 record stamp (24) ·
+///     120 --out file stamp (40) · 160 [row i64] · [crop box: x, y, width, height u32] · path
 struct JournalEntry: Equatable {
     var hash: UInt64
     var source: UInt32
@@ -161,8 +161,9 @@ struct JournalEntry: Equatable {
 
     /// Whether the entry fits the fixed fields (a huge output is simply not journaled).
     var fits: Bool {
-        record.width <= Int(UInt32.max) && record.height <= Int(UInt32.max) && record.bytes <= Int(UInt32.max)
-            && path.utf8.count <= Int(UInt16.max) && key.count == 32
+        let box = record.cropBox.map { [$0.x, $0.y, $0.width, $0.height] } ?? []
+        return record.width <= Int(UInt32.max) && record.height <= Int(UInt32.max) && record.bytes <= Int(UInt32.max)
+            && path.utf8.count <= Int(UInt16.max) && key.count == 32 && box.allSatisfy { $0 <= Int(UInt32.max) }
     }
 
     /// Appends the entry, in its in-memory form.
@@ -174,17 +175,25 @@ struct JournalEntry: Equatable {
         writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
         writer.u32(JournalFormat.templateCheck(template))
         writer.raw([UInt8(path.count & 0xff), UInt8(path.count >> 8), record.format.storedCode,
-                    (row == nil ? 0 : 1) | (record.placeholder == nil ? 0 : 2)])
+                    (row == nil ? 0 : 1) | (record.placeholder == nil ? 0 : 2) | (record.cropBox == nil ? 0 : 4)])
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
         writer.recordStamp(recordStamp)
         writer.stamp(outStamp)
         if let row { writer.i64(row) }
+        if let box = record.cropBox {
+            for value in [box.x, box.y, box.width, box.height] { writer.u32(UInt32(value)) }
+        }
         writer.raw(path)
     }
 
     /// The size of the entry at `offset`, whose fixed part is known to be there.
     static func size(_ reader: JournalReader, at offset: Int) -> Int {
-        fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0) + Int(reader.u16(offset + pathLengthAt))
+        fixedSize + optionalSize(flags: reader.bytes[offset + flagsAt]) + Int(reader.u16(offset + pathLengthAt))
+    }
+
+    /// The bytes of the fields `flags` says follow the fixed part: a row number, a crop box.
+    static func optionalSize(flags: UInt8) -> Int {
+        (flags & 1 == 1 ? 8 : 0) + (flags & 4 == 4 ? 16 : 0)
     }
 
     /// Whether `proof` (an entry's bytes from `proofAt` on, as stored) is whole: its length is
@@ -192,7 +201,7 @@ struct JournalEntry: Equatable {
     static func isWhole(proof: UnsafeRawBufferPointer) -> Bool {
         guard proof.count >= fixedSize - proofAt else { return false }
         let reader = JournalReader(bytes: proof)
-        let variable = (reader.bytes[flagsAt - proofAt] & 1 == 1 ? 8 : 0) + Int(reader.u16(pathLengthAt - proofAt))
+        let variable = optionalSize(flags: reader.bytes[flagsAt - proofAt]) + Int(reader.u16(pathLengthAt - proofAt))
         return proof.count == fixedSize - proofAt + variable
     }
 
@@ -209,9 +218,15 @@ struct JournalEntry: Equatable {
     /// The output record the entry at `offset` holds; nil for a format this version lacks.
     static func record(_ reader: JournalReader, at offset: Int) -> OutputRecord? {
         guard let format = OutputFormat(storedCode: reader.bytes[offset + formatAt]) else { return nil }
+        var cropBox: CropBox?
+        if reader.bytes[offset + flagsAt] & 4 == 4 {
+            let at = offset + fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+            cropBox = CropBox(x: Int(reader.u32(at)), y: Int(reader.u32(at + 4)), width: Int(reader.u32(at + 8)),
+                              height: Int(reader.u32(at + 12)))
+        }
         return OutputRecord(sha256: reader.hex(offset + shaAt), width: Int(reader.u32(offset + widthAt)),
                             height: Int(reader.u32(offset + heightAt)), format: format,
-                            bytes: Int(reader.u32(offset + bytesAt)))
+                            bytes: Int(reader.u32(offset + bytesAt)), cropBox: cropBox)
     }
 
     /// Whether the record of the entry at `offset` holds a placeholder (which the entry does not
@@ -222,7 +237,7 @@ struct JournalEntry: Equatable {
 
     /// The out path of the entry at `offset`.
     static func path(_ reader: JournalReader, at offset: Int) -> String {
-        let start = offset + fixedSize + (reader.bytes[offset + flagsAt] & 1 == 1 ? 8 : 0)
+        let start = offset + fixedSize + optionalSize(flags: reader.bytes[offset + flagsAt])
         return reader.string(start, Int(reader.u16(offset + pathLengthAt)))
     }
 }

@@ -10,6 +10,8 @@ struct OutputRecord: Sendable, Equatable {
     var bytes: Int
     /// The placeholder made from the output's pixels, when it made its source's.
     var placeholder: Placeholder? = nil
+    /// The part of the source the output shows, when not all of it.
+    var cropBox: CropBox? = nil
 }
 
 /// Output records by output key.
@@ -63,7 +65,8 @@ struct OutputIndex: Sendable {
               let format = entry["format"].flatMap(OutputFormat.init(rawValue:)),
               let size = entry["bytes"].flatMap(Int.init) else { return nil }
         return OutputRecord(sha256: sha, width: width, height: height, format: format, bytes: size,
-                            placeholder: entry["placeholder"].flatMap(Placeholder.init(stored:)))
+                            placeholder: entry["placeholder"].flatMap(Placeholder.init(stored:)),
+                            cropBox: entry["crop_box"].flatMap(CropBox.init(stored:)))
     }
 
     /// Stores `record` under `key` (replacing any).
@@ -82,6 +85,7 @@ struct OutputIndex: Sendable {
         entry["format"] = record.format.rawValue
         entry["bytes"] = String(record.bytes)
         entry["placeholder"] = record.placeholder?.stored
+        entry["crop_box"] = record.cropBox?.stored
         return entry
     }
 

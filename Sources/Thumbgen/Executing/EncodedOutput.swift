@@ -13,6 +13,8 @@ struct EncodedOutput: Sendable {
     var cacheKey: OutputKey?
     /// The placeholder made from its pixels, if this output made its source's.
     var placeholder: Placeholder?
+    /// The part of the source it shows, when not all of it.
+    var cropBox: CropBox?
 }
 
 extension EncodedOutput {
@@ -32,6 +34,6 @@ extension EncodedOutput {
         return EncodedOutput(data: output.data, width: output.width, height: output.height, format: output.format,
                              cacheKey: bytes.digest.map {
                                  OutputKey(sourceDigest: $0, request: job.request, strictness: strictness)
-                             }, placeholder: output.placeholder)
+                             }, placeholder: output.placeholder, cropBox: output.cropBox)
     }
 }

@@ -26,6 +26,7 @@ struct OutputDelivery: Sendable {
         if let placeholder = record.placeholder {
             result.placeholder = PlaceholderFields(placeholder, kinds: placeholderKinds)
         }
+        result.crop = record.cropBox
         return result
     }
 

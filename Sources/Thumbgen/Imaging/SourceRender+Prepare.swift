@@ -24,6 +24,8 @@ extension SourceRender {
         var opened = try decoder.open(path: path)
         watch.enter("decode")
         let header = opened.header
+        // `focus=auto` rows take the focal point the file carries, read once.
+        let rows = Self.resolvingFocus(rows, in: opened)
         var size = stat()
         let facts = Facts(bytes: stat(path, &size) == 0 ? Int64(size.st_size) : 0,
                           width: header.orientedWidth, height: header.orientedHeight,
@@ -127,7 +129,8 @@ extension SourceRender {
                 let first = firsts[same]
                 if first == nil { firsts[same] = index }
                 prepared.append((index, result.map {
-                    PreparedRow(decoded: $0, geometry: plan, format: format(index), passesThrough: passesThrough(index),
+                    PreparedRow(decoded: $0, spec: spec, geometry: plan, format: format(index),
+                                passesThrough: passesThrough(index),
                                 sharedScale: key(index, $0).flatMap { shared[$0] }, sameAs: first)
                 }))
             }
@@ -150,6 +153,22 @@ extension SourceRender {
         var encoding: EncodingOptions
         var maxOutputBytes: Int?
         var passesThrough: Bool
+    }
+
+    /// `rows` with the focal point `opened` carries (`FocusFinder`) given to those whose `focus`
+    /// is `auto`; a file without one leaves them at their gravity.
+    static func resolvingFocus(_ rows: [Row], in opened: SourceDecoder.OpenedSource) -> [Row] {
+        guard rows.contains(where: { $0.spec.focusFromFile }) else { return rows }
+        let image = opened.image
+        let found = FocusFinder.focus(xmp: image.xmpPacket, subjectArea: image.exifText("exif-ifd2-SubjectArea"),
+                                      storedWidth: image.width, storedHeight: image.pageHeight,
+                                      orientation: opened.header.orientation)
+        return rows.map { row in
+            guard row.spec.focusFromFile else { return row }
+            var row = row
+            row.spec.focus = found
+            return row
+        }
     }
 
     /// The failure of a row whose output would be wider or taller than `--max-output-size`.

@@ -45,6 +45,8 @@ struct SourceRender: Sendable {
         /// The placeholder made from this output's pixels: the source's smallest rendered
         /// output has one (`RowQueue.placeholderRow`), the others none.
         var placeholder: Placeholder?
+        /// The part of the source it shows, when not all of it.
+        var cropBox: CropBox?
     }
 
     /// What the source turned out to be.
@@ -159,13 +161,13 @@ struct SourceRender: Sendable {
                     takeOver()
                 }
             ) { watch throws(ImagingError) -> Made in
-                try renderAndEncode(row, spec: source.spec, index: index, makesPlaceholder: makesPlaceholder,
+                try renderAndEncode(row, spec: row.spec, index: index, makesPlaceholder: makesPlaceholder,
                                     listener: listener, watch: watch)
             }
             let output = Output(data: made.data, width: made.width, height: made.height, format: row.format,
                                 decodeMilliseconds: Self.milliseconds(from: decodeStarted, to: start),
                                 renderMilliseconds: Self.milliseconds(from: start, to: .now),
-                                placeholder: made.placeholder)
+                                placeholder: made.placeholder, cropBox: made.cropBox)
             ledger.finish(index, output)
             return output
         } catch {
@@ -182,6 +184,7 @@ struct SourceRender: Sendable {
         var data: Data
         var width: Int, height: Int
         var placeholder: Placeholder?
+        var cropBox: CropBox?
     }
 
     /// The output's bytes and size: the source's own bytes when it passes through, else a
@@ -197,6 +200,11 @@ struct SourceRender: Sendable {
         listener.stage(.render, index)
         var image = try ThumbnailRenderer().render(decoded, spec: spec, plan: row.geometry, format: row.format,
                                                    shared: row.sharedScale, watch: watch)
+        let smartOffset = spec.focus == nil && spec.gravity.smartCropMeasure != nil && decoded.frames == 1
+            ? image.windowOrigin : nil
+        let cropBox = row.geometry.cropBox(sourceWidth: decoded.header.orientedWidth,
+                                           sourceHeight: decoded.header.orientedHeight, spec: spec,
+                                           smartOffset: smartOffset)
         var placeholder: Placeholder?
         if makesPlaceholder {
             let own = try image.copied()
@@ -210,7 +218,8 @@ struct SourceRender: Sendable {
         let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality(for: row.format), options: spec.encoding,
                                              maxBytes: spec.maxOutputBytes,
                                              sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
-        return Made(data: data, width: image.width, height: image.pageHeight, placeholder: placeholder)
+        return Made(data: data, width: image.width, height: image.pageHeight, placeholder: placeholder,
+                    cropBox: cropBox)
     }
 
     /// Names what went wrong when rendering failed: a broken source is a decode failure,
@@ -245,6 +254,8 @@ struct SourceRender: Sendable {
 struct PreparedRow: Sendable {
     /// The decoded source, perhaps shared with other rows.
     var decoded: DecodedImage
+    /// The row's spec, its `focus=auto` resolved (`resolvingFocus`).
+    var spec: ThumbnailSpec
     /// Where the row's output comes from in the source, and its size.
     var geometry: ThumbnailGeometry
     /// The output format, `auto` resolved.

@@ -57,6 +57,32 @@ final class VipsImageRef: @unchecked Sendable {
         return String(cString: value)
     }
 
+    /// The XMP packet attached (`xmp-data`), as text, if any.
+    var xmpPacket: String? {
+        var data: UnsafeRawPointer?
+        var length = 0
+        guard vips_image_get_typeof(pointer, "xmp-data") != 0,
+              vips_image_get_blob(pointer, "xmp-data", &data, &length) == 0, let data else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: data, count: length), as: UTF8.self)
+    }
+
+    /// A metadata field libvips keeps as text (an EXIF tag: `exif-ifd2-SubjectArea`), if any.
+    func exifText(_ name: String) -> String? {
+        guard vips_image_get_typeof(pointer, name) != 0 else { return nil }
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_string(pointer, name, &value) == 0, let value else {
+            vips_error_clear()
+            return nil
+        }
+        return String(cString: value)
+    }
+
+    /// Where this image's window starts in the image an extract or a smart crop cut it from
+    /// (libvips keeps it as a negative offset).
+    var windowOrigin: (x: Int, y: Int) {
+        (-Int(vips_image_get_xoffset(pointer)), -Int(vips_image_get_yoffset(pointer)))
+    }
+
     /// Asks libvips to stop evaluating this image (and so any save in progress) at once.
     func kill() {
         vips_image_set_kill(pointer, 1)

@@ -33,6 +33,23 @@ public struct Reorientation: Sendable, Equatable, Hashable, Codable {
         "r\(degrees)" + (mirrorsAcross ? "h" : "") + (mirrorsDown ? "v" : "")
     }
 
+    /// The rectangle of the upright image that becomes the rectangle (`x`, `y`, `w`, `h`) of the
+    /// turned one, which is `turnedWidth` × `turnedHeight`.
+    public func uprightRect(_ rect: (x: Double, y: Double, w: Double, h: Double),
+                            turnedWidth: Double, turnedHeight: Double) -> (x: Double, y: Double, w: Double, h: Double) {
+        var (x, y, w, h) = rect
+        if mirrorsAcross { x = turnedWidth - x - w }
+        if mirrorsDown { y = turnedHeight - y - h }
+        // The upright image's size.
+        let (width, height) = swapsSides ? (turnedHeight, turnedWidth) : (turnedWidth, turnedHeight)
+        switch degrees {
+        case 90: return (y, height - x - w, h, w)
+        case 180: return (width - x - w, height - y - h, w, h)
+        case 270: return (width - y - h, x, h, w)
+        default: return (x, y, w, h)
+        }
+    }
+
     /// Where the point at fractions (`x`, `y`) of the upright source lands, in fractions of the
     /// turned image.
     public func turnedPoint(x: Double, y: Double) -> (x: Double, y: Double) {

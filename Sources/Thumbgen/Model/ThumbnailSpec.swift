@@ -14,6 +14,8 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     /// Where `cover` and `none` centre their crop (fractions of the oriented source); nil: at
     /// `gravity`.
     public var focus: FocusPoint?
+    /// `focus=auto`: the focal point comes from the file (`FocusFinder`), into `focus`.
+    public var focusFromFile = false
     /// A turn after the EXIF orientation (`rotate`, `flip`).
     public var reorientation = Reorientation()
     /// Sharpening after the resize; nil for none.
@@ -61,7 +63,11 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         ]
         // Only a row with a limit has one in its key: every other key is what it was.
         if let maxOutputBytes { parts.append("mob=\(maxOutputBytes),mq=\(encoding.minQuality)") }
-        if let focus { parts.append("focus=\(focus.x),\(focus.y)") }
+        if focusFromFile {
+            parts.append("focus=auto")
+        } else if let focus {
+            parts.append("focus=\(focus.x),\(focus.y)")
+        }
         if !reorientation.isIdentity { parts.append("turn=\(reorientation.identifier)") }
         if let sharpening { parts.append("sharpen=\(sharpening.identifier)") }
         return parts.joined(separator: ";")

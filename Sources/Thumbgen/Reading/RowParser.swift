@@ -107,11 +107,13 @@ public struct RowParser: Sendable {
             }
             spec.crop = rect
         }
-        if let text = value(.focus) {
+        if let text = value(.focus), text.trimmingWhitespace.lowercased() == "auto" {
+            spec.focusFromFile = true
+        } else if let text = value(.focus) {
             let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingWhitespace) }
             guard parts.count == 2, let x = parts[0], let y = parts[1], case let point = FocusPoint(x: x, y: y),
                   point.isValid else {
-                throw fail(.focus, "must be x,y as fractions of the image in [0,1], such as 0.5,0.3")
+                throw fail(.focus, "must be x,y as fractions of the image in [0,1], such as 0.5,0.3, or auto")
             }
             spec.focus = point
         }

@@ -15,6 +15,14 @@ extension RowResult {
         var json = JSONObjectText(appendingTo: &buffer)
         json.add("bytes", bytes)
         json.add("cache", cache?.rawValue)
+        if let crop {
+            var inner = JSONObjectText()
+            inner.add("height", crop.height)
+            inner.add("width", crop.width)
+            inner.add("x", crop.x)
+            inner.add("y", crop.y)
+            json.addRaw("crop", inner.text())
+        }
         if let error {
             var inner = JSONObjectText()
             inner.add("code", error.code.rawValue)

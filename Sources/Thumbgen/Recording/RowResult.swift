@@ -100,6 +100,8 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var source: SourceInfo?
     /// What a run would do for the row (`--dry-run` only).
     public var plan: Plan?
+    /// The part of the upright source the output shows, in source pixels, when not all of it.
+    public var crop: CropBox?
     /// What a `dropped` row was weighed against: its source's fallback of the same width.
     public var fallback: Fallback?
 
@@ -148,7 +150,7 @@ public struct RowResult: Sendable, Equatable, Codable {
     private enum CodingKeys: String, CodingKey {
         case row, id, src, status, out, width, height, bytes, sha256, format, error, ms, http, cache
         case sourceSHA256 = "source_sha256"
-        case warm, source, plan, placeholder, fallback
+        case warm, source, plan, placeholder, fallback, crop
     }
 
     /// A row that ended with `failure`, at whatever stage: `cancelled` when the failure is a

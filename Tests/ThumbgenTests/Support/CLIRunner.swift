@@ -142,6 +142,11 @@ struct Report: Decodable, Sendable {
         var plan: String?
         var placeholder: Placeholder?
         var fallback: Fallback?
+        var crop: Crop?
+    }
+    struct Crop: Decodable, Sendable, Equatable, CustomStringConvertible {
+        var x: Int, y: Int, width: Int, height: Int
+        var description: String { "\(x),\(y) \(width)×\(height)" }
     }
     struct Fallback: Decodable, Sendable {
         var format: String

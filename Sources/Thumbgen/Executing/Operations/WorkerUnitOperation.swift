@@ -89,7 +89,8 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
     private func accept(_ header: WorkerProtocol.Output, data: Data, for job: Job, bytes: SourceBytes) {
         let output = SourceRender.Output(data: data, width: header.width, height: header.height, format: header.format,
                                          decodeMilliseconds: header.decodeMs ?? 0, renderMilliseconds: header.renderMs ?? 0,
-                                         placeholder: header.placeholder.flatMap(Placeholder.init(stored:)))
+                                         placeholder: header.placeholder.flatMap(Placeholder.init(stored:)),
+                                         cropBox: header.cropBox)
         guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: limits.strictness)
         else { return }
         keep(encoded, for: job)

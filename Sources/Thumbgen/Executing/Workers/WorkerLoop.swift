@@ -87,7 +87,7 @@ struct UnitRun {
                 let header = WorkerProtocol.Output(row: rowNumber(index), width: made.width, height: made.height,
                                                    format: made.format, decodeMs: made.decodeMilliseconds,
                                                    renderMs: made.renderMilliseconds,
-                                                   placeholder: made.placeholder?.stored)
+                                                   placeholder: made.placeholder?.stored, cropBox: made.cropBox)
                 output.send(.output, header, payload: made.data)
             },
             failure: { index, failure in

@@ -78,6 +78,8 @@ enum WorkerProtocol {
         var renderMs: Double?
         /// The placeholder made from the output (`Placeholder.stored`), if it made one.
         var placeholder: String?
+        /// The part of the source the output shows, when not all of it.
+        var cropBox: CropBox?
     }
 
     /// `failure`: why one row failed, with the placeholder for its source.
