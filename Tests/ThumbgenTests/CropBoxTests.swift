@@ -10,8 +10,8 @@ struct CropBoxTests {
     @Test("Each row that crops reports the box it took; one that shows the whole source reports none; a warm run says the same")
     func boxes() async throws {
         let space = try Workspace("crop-box")
+        // The four bands, and a bright spot on black, right of centre, for the smart crop to find.
         try space.fixture(FocusAndOutsideTests.bands, "bands.png")
-        // A bright spot on black, right of centre, for the smart crop to find.
         try space.fixture(RawImage(width: 400, height: 200) { x, y in
             (300...340).contains(x) && (80...120).contains(y) ? Colour(r: 250, g: 250, b: 250) : Colour(r: 0, g: 0, b: 0)
         }, "spot.png")

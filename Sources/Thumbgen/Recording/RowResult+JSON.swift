@@ -16,51 +16,50 @@ extension RowResult {
         json.add("bytes", bytes)
         json.add("cache", cache?.rawValue)
         if let crop {
-            var inner = JSONObjectText()
-            inner.add("height", crop.height)
-            inner.add("width", crop.width)
-            inner.add("x", crop.x)
-            inner.add("y", crop.y)
-            json.addRaw("crop", inner.text())
+            json.addObject("crop") { object in
+                for (name, value) in [("height", crop.height), ("width", crop.width), ("x", crop.x), ("y", crop.y)] {
+                    object.add(name, value)
+                }
+            }
         }
         if let error {
-            var inner = JSONObjectText()
-            inner.add("code", error.code.rawValue)
-            inner.add("message", error.message)
-            json.addRaw("error", inner.text())
+            json.addObject("error") { object in
+                object.add("code", error.code.rawValue)
+                object.add("message", error.message)
+            }
         }
         if let fallback {
-            var inner = JSONObjectText()
-            inner.add("bytes", fallback.bytes)
-            inner.add("format", fallback.format.rawValue)
-            json.addRaw("fallback", inner.text())
+            json.addObject("fallback") { object in
+                object.add("bytes", fallback.bytes)
+                object.add("format", fallback.format.rawValue)
+            }
         }
         json.add("format", format?.rawValue)
         json.add("height", height)
         if let http {
-            var inner = JSONObjectText()
-            inner.add("attempts", http.attempts)
-            inner.add("bytes", Int(http.bytes))
-            inner.add("status", http.status)
-            json.addRaw("http", inner.text())
+            json.addObject("http") { object in
+                object.add("attempts", http.attempts)
+                object.add("bytes", Int(http.bytes))
+                object.add("status", http.status)
+            }
         }
         json.add("id", id)
         if let ms {
-            var inner = JSONObjectText()
-            inner.add("decode", ms.decode)
-            inner.add("download", ms.download)
-            inner.add("render", ms.render)
-            inner.add("write", ms.write)
-            json.addRaw("ms", inner.text())
+            json.addObject("ms") { object in
+                object.add("decode", ms.decode)
+                object.add("download", ms.download)
+                object.add("render", ms.render)
+                object.add("write", ms.write)
+            }
         }
         json.add("out", out)
         if let placeholder {
-            var inner = JSONObjectText()
-            inner.add("dominant", placeholder.dominant)
-            inner.add("lqip", placeholder.lqip)
-            inner.add("thumbhash", placeholder.thumbhash)
-            if placeholder.transparent == true { inner.addRaw("transparent", "true") }
-            json.addRaw("placeholder", inner.text())
+            json.addObject("placeholder") { object in
+                object.add("dominant", placeholder.dominant)
+                object.add("lqip", placeholder.lqip)
+                object.add("thumbhash", placeholder.thumbhash)
+                if placeholder.transparent == true { object.addRaw("transparent", "true") }
+            }
         }
         json.add("plan", plan?.rawValue)
         json.add("row", row)

@@ -56,6 +56,13 @@ struct JSONObjectText {
         addRaw(key, value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value))
     }
 
+    /// Adds an object whose members `fill` adds.
+    mutating func addObject(_ key: String, _ fill: (inout JSONObjectText) -> Void) {
+        var inner = JSONObjectText()
+        fill(&inner)
+        addRaw(key, inner.text())
+    }
+
     /// Adds a value that is JSON text already.
     mutating func addRaw(_ key: String, _ json: String) {
         addKey(key)
