@@ -231,13 +231,19 @@ struct WarmJournalUnitTests {
         }
     }
 
-    @Test("A journal's rows read back are what was noted; a proof cut anywhere is not whole")
-    func roundTrip() throws {
+    @Test("A journal's rows read back are what was noted, crop box and placeholder included; a proof cut anywhere is not whole",
+          arguments: [false, true])
+    func roundTrip(withExtras: Bool) throws {
         let stamp = FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5)
         let source = JournalSource(path: "/src/a.png", stamp: stamp, digest: [UInt8](repeating: 7, count: 32),
                                    written: 41)
         let key = [UInt8](repeating: 0xab, count: 32)
-        let record = OutputRecord(sha256: String(repeating: "c", count: 64), width: 30, height: 20, format: .png, bytes: 99)
+        var record = OutputRecord(sha256: String(repeating: "c", count: 64), width: 30, height: 20, format: .png, bytes: 99)
+        let placeholder = Placeholder(dominant: "#0a0bfc", thumbHash: [1, 2, 3, 4, 5], lqip: Array(0..<200))
+        if withExtras {
+            record.cropBox = CropBox(x: 5, y: 6, width: 7, height: 8)
+            record.placeholder = placeholder
+        }
         let entry = JournalEntry(
             hash: JournalFormat.entryHash(sourcePath: source.path, key: key, template: "{row}.png", row: 7),
             source: 0, template: "{row}.png", path: "7.png", row: 7, key: key, record: record,
@@ -256,20 +262,25 @@ struct WarmJournalUnitTests {
         }
         let index = JournalIndex(id: 1, identity: identity, generations: JournalGenerations(files: 42, outputs: 43),
                                  lastUsed: 0, sources: flat, bytes: written, offsets: [0])
-        let found = index.bytes.withUnsafeBytes { raw -> (OutputRecord?, String, Int64?, Bool)? in
+        let found = index.bytes.withUnsafeBytes { raw -> (OutputRecord?, String, Int64?, Bool, Placeholder?, Int)? in
             index.probeEntries(hash: entry.hash) { offset in
                 let reader = JournalReader(bytes: raw)
                 return (JournalEntry.record(reader, at: offset), JournalEntry.path(reader, at: offset),
                         JournalEntry.row(reader, at: offset),
-                        JournalEntry.isFor(templateCheck: JournalFormat.templateCheck("{row}.png"), reader, at: offset))
+                        JournalEntry.isFor(templateCheck: JournalFormat.templateCheck("{row}.png"), reader, at: offset),
+                        JournalEntry.placeholder(reader, at: offset), JournalEntry.size(reader, at: offset))
             }
         }
-        #expect(found?.0 == record && found?.1 == "7.png" && found?.2 == 7 && found?.3 == true)
+        // The record comes back without its placeholder, which only a run that reports one reads.
+        var withoutPlaceholder = record
+        withoutPlaceholder.placeholder = nil
+        #expect(found?.0 == withoutPlaceholder && found?.1 == "7.png" && found?.2 == 7 && found?.3 == true)
+        #expect(found?.4 == record.placeholder && found?.5 == written.count)
         #expect(index.sources.ordinal(of: "/src/a.png") == 0 && index.sources.ordinal(of: "/src/b.png") == nil)
         #expect(index.sources[0] == source)
         let proof = Array(written[JournalEntry.proofAt...])
         #expect(proof.withUnsafeBytes(JournalEntry.isWhole))
-        for cut in [0, 1, 40, proof.count / 2, proof.count - 1] {
+        for cut in [0, 1, 40, proof.count / 2, proof.count - 3, proof.count - 1] {
             #expect(!Array(proof.prefix(cut)).withUnsafeBytes(JournalEntry.isWhole), "cut at \(cut)")
         }
         #expect(!(proof + [0]).withUnsafeBytes(JournalEntry.isWhole))

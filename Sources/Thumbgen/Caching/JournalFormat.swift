@@ -140,9 +140,10 @@ struct JournalSource: Equatable, Sendable {
 ///
 ///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
 ///     52 height u32 · 56 template check u32 (`JournalFormat.templateCheck`) · 60 path length u16 ·
-///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: the record holds a placeholder;
+///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: a placeholder ends the entry;
 ///     4: a crop box follows) · 64 record SHA-256 (32) · 96 record stamp (24) ·
-///     120 --out file stamp (40) · 160 [row i64] · [crop box: x, y, width, height u32] · path
+///     120 --out file stamp (40) · 160 [row i64] · [crop box: x, y, width, height u32] · path ·
+///     [placeholder: dominant RGB (3) · ThumbHash length u8 · ThumbHash · LQIP length u16 · LQIP]
 struct JournalEntry: Equatable {
     var hash: UInt64
     var source: UInt32
@@ -164,6 +165,7 @@ struct JournalEntry: Equatable {
         let box = record.cropBox.map { [$0.x, $0.y, $0.width, $0.height] } ?? []
         return record.width <= Int(UInt32.max) && record.height <= Int(UInt32.max) && record.bytes <= Int(UInt32.max)
             && path.utf8.count <= Int(UInt16.max) && key.count == 32 && box.allSatisfy { $0 <= Int(UInt32.max) }
+            && (record.placeholder.map { $0.thumbHash.count <= 255 && $0.lqip.count <= Int(UInt16.max) } ?? true)
     }
 
     /// Appends the entry, in its in-memory form.
@@ -184,11 +186,30 @@ struct JournalEntry: Equatable {
             for value in [box.x, box.y, box.width, box.height] { writer.u32(UInt32(value)) }
         }
         writer.raw(path)
+        if let placeholder = record.placeholder {
+            let rgb = UInt32(placeholder.dominant.dropFirst(), radix: 16) ?? 0
+            writer.raw([UInt8(rgb >> 16 & 0xff), UInt8(rgb >> 8 & 0xff), UInt8(rgb & 0xff), UInt8(placeholder.thumbHash.count)])
+            writer.raw(placeholder.thumbHash)
+            writer.raw([UInt8(placeholder.lqip.count & 0xff), UInt8(placeholder.lqip.count >> 8)])
+            writer.raw(placeholder.lqip)
+        }
     }
 
     /// The size of the entry at `offset`, whose fixed part is known to be there.
     static func size(_ reader: JournalReader, at offset: Int) -> Int {
-        fixedSize + optionalSize(flags: reader.bytes[offset + flagsAt]) + Int(reader.u16(offset + pathLengthAt))
+        let beforePlaceholder = fixedSize + optionalSize(flags: reader.bytes[offset + flagsAt])
+            + Int(reader.u16(offset + pathLengthAt))
+        guard reader.bytes[offset + flagsAt] & 2 == 2 else { return beforePlaceholder }
+        return beforePlaceholder + (placeholderSize(reader, at: offset + beforePlaceholder, end: reader.bytes.count) ?? 0)
+    }
+
+    /// The bytes of the placeholder at `at`; nil when its lengths run past `end`.
+    static func placeholderSize(_ reader: JournalReader, at: Int, end: Int) -> Int? {
+        guard at + 4 <= end else { return nil }
+        let hashLength = Int(reader.bytes[at + 3])
+        guard at + 4 + hashLength + 2 <= end else { return nil }
+        let size = 4 + hashLength + 2 + Int(reader.u16(at + 4 + hashLength))
+        return at + size <= end ? size : nil
     }
 
     /// The bytes of the fields `flags` says follow the fixed part: a row number, a crop box.
@@ -201,8 +222,11 @@ struct JournalEntry: Equatable {
     static func isWhole(proof: UnsafeRawBufferPointer) -> Bool {
         guard proof.count >= fixedSize - proofAt else { return false }
         let reader = JournalReader(bytes: proof)
-        let variable = optionalSize(flags: reader.bytes[flagsAt - proofAt]) + Int(reader.u16(pathLengthAt - proofAt))
-        return proof.count == fixedSize - proofAt + variable
+        let flags = reader.bytes[flagsAt - proofAt]
+        let beforePlaceholder = fixedSize - proofAt + optionalSize(flags: flags) + Int(reader.u16(pathLengthAt - proofAt))
+        guard flags & 2 == 2 else { return proof.count == beforePlaceholder }
+        guard let placeholder = placeholderSize(reader, at: beforePlaceholder, end: proof.count) else { return false }
+        return proof.count == beforePlaceholder + placeholder
     }
 
     /// Whether the entry at `offset` is for the template whose check is `check`.
@@ -229,10 +253,19 @@ struct JournalEntry: Equatable {
                             bytes: Int(reader.u32(offset + bytesAt)), cropBox: cropBox)
     }
 
-    /// Whether the record of the entry at `offset` holds a placeholder (which the entry does not
-    /// keep: read from the record when a run reports placeholders).
-    static func hasPlaceholder(_ reader: JournalReader, at offset: Int) -> Bool {
-        reader.bytes[offset + flagsAt] & 2 == 2
+    /// The placeholder of the entry at `offset`, if it holds one (read only by a run that reports
+    /// placeholders).
+    static func placeholder(_ reader: JournalReader, at offset: Int) -> Placeholder? {
+        guard reader.bytes[offset + flagsAt] & 2 == 2 else { return nil }
+        let at = offset + fixedSize + optionalSize(flags: reader.bytes[offset + flagsAt]) + Int(reader.u16(offset + pathLengthAt))
+        let bytes = reader.bytes
+        let hashLength = Int(bytes[at + 3])
+        let lqipAt = at + 4 + hashLength + 2
+        let lqipLength = Int(reader.u16(at + 4 + hashLength))
+        func hex(_ byte: UInt8) -> String { (byte < 16 ? "0" : "") + String(byte, radix: 16) }
+        return Placeholder(dominant: "#" + hex(bytes[at]) + hex(bytes[at + 1]) + hex(bytes[at + 2]),
+                           thumbHash: Array(bytes[(at + 4)..<(at + 4 + hashLength)]),
+                           lqip: Array(bytes[lqipAt..<(lqipAt + lqipLength)]))
     }
 
     /// The out path of the entry at `offset`.

@@ -102,21 +102,21 @@ final class WarmJournal: Sendable {
     struct Vouched: Sendable {
         let record: OutputRecord
         let path: String
-        /// Whether the record holds a placeholder, which `record` leaves out.
-        let hasPlaceholder: Bool
     }
 
     /// The output of `request` over `source` under `key`, if the previous journal has it and
     /// its record and its file under `--out` are still the ones it proved. Noted for the next
     /// journal. The key's 32 bytes come from the key itself (converting every row's hex back
     /// cost 1.5% of a warm run).
-    func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key outputKey: OutputKey) -> Vouched? {
+    /// With `placeholder`, the record carries the entry's placeholder.
+    func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key outputKey: OutputKey,
+                placeholder: Bool = false) -> Vouched? {
         let keyBytes = outputKey.digestBytes
         guard let previous, keyBytes.count == 32 else { return nil }
         let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
         let hash = JournalFormat.entryHash(sourcePath: sourcePath, key: keyBytes, template: request.outTemplate, row: row)
         let templateCheck = JournalFormat.templateCheck(request.outTemplate)
-        let found: (Int, OutputRecord, String, FileStamp, FileStamp, Bool)? = previous.bytes.withUnsafeBytes { raw in
+        let found: (Int, OutputRecord, String, FileStamp, FileStamp)? = previous.bytes.withUnsafeBytes { raw in
             let reader = JournalReader(bytes: raw)
             return previous.probeEntries(hash: hash) { offset in
                 guard reader.u64(offset) == hash,
@@ -124,13 +124,13 @@ final class WarmJournal: Sendable {
                       reader.equals(offset + JournalEntry.keyAt, 32, keyBytes),
                       JournalEntry.row(reader, at: offset) == row,
                       JournalEntry.isFor(templateCheck: templateCheck, reader, at: offset),
-                      let record = JournalEntry.record(reader, at: offset) else { return nil }
+                      var record = JournalEntry.record(reader, at: offset) else { return nil }
+                if placeholder { record.placeholder = JournalEntry.placeholder(reader, at: offset) }
                 return (offset, record, JournalEntry.path(reader, at: offset),
-                        reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt),
-                        JournalEntry.hasPlaceholder(reader, at: offset))
+                        reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))
             }
         }
-        guard let (offset, record, path, recordStamp, outStamp, hasPlaceholder) = found else { return nil }
+        guard let (offset, record, path, recordStamp, outStamp) = found else { return nil }
         if !recordsStable {
             let recordPath = layout.path(.outputs, outputKey.digest)
             guard FileStamp.of(recordPath)?.isSameRecord(as: recordStamp) == true else { return nil }
@@ -139,7 +139,7 @@ final class WarmJournal: Sendable {
         if writes {
             notes.withLock { $0.keep(entry: offset, source: source.ordinal, from: previous) }
         }
-        return Vouched(record: record, path: path, hasPlaceholder: hasPlaceholder)
+        return Vouched(record: record, path: path)
     }
 
     /// Notes an output the slow path proved up to date: `request`'s, at `path` under `--out`,

@@ -18,13 +18,11 @@ extension RowPlanner {
         let key = OutputKey(sourceDigest: source.digest, request: request, strictness: limits.strictness,
                             recent: &memo.recipes)
         if outputDirectory != nil,
-           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key) {
+           let vouched = journal.output(of: request, source: source, sourcePath: path, key: key,
+                                        placeholder: readsPlaceholders) {
             plan.key = key
             plan.cached = .present
             plan.output = vouched.record
-            if vouched.hasPlaceholder, readsPlaceholders {
-                plan.output?.placeholder = cache?.outputs.record(key.digest)?.placeholder
-            }
             plan.path = vouched.path
             plan.outHolds = true
             plan.action = .keep

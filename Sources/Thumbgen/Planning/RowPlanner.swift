@@ -31,8 +31,7 @@ struct RowPlanner: Sendable {
     /// would pay for on every row of a warm run.
     var explains = false
 
-    /// Whether plans carry placeholders: a row the warm journal keeps then reads its record
-    /// when the record holds one (the journal does not keep them).
+    /// Whether plans carry placeholders (a row the warm journal keeps then takes its entry's).
     var readsPlaceholders = false
     /// The warm journal of `--out` (`RowPlanner+Journal.swift`): a row it vouches for is
     /// planned `keep` on `stat`s alone; nil without a cache or an `--out`, and for `explain`.
