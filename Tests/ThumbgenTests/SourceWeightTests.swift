@@ -113,6 +113,14 @@ struct SourceWeightTests {
                 #expect(problems.isEmpty, "\(pass): \(problems.joined(separator: "\n"))")
             }
         }
+        // thumbgen warm weighs the same way: a dropped row is fresh in the cache, not failed.
+        let warm = try await CLIRunner.run(["warm", "photos", "--size", "160,320", "--format", "webp,avif,jpeg",
+                                            "--quality", "90", "--drop-larger", "--report", "warm.json"],
+                                           in: space.folder.url, cacheDirectory: space.cache)
+        #expect(warm.status == 0, "\(warm.stderr)")
+        let warmDropped = try Report.read(space.folder.file("warm.json")).rows.filter { $0.status == "dropped" }
+        #expect(warmDropped.count == 2 && warmDropped.allSatisfy { $0.warm == "fresh" && $0.cache == "hit" },
+                "\(warmDropped.map { "\($0.warm ?? "-") \($0.cache ?? "-")" })")
     }
 
     @Test("--budget: the rows that would take a source's outputs past it fail over_budget, unwritten, and the run exits 1; the other source is untouched")

@@ -8,7 +8,8 @@ enum RunMode: Sendable {
     func annotate(_ result: inout RowResult, origin: SourceOrigin?, digest: String?, fromCache: Bool) {
         guard self != .none else { return }
         result.sourceSHA256 = result.sourceSHA256 ?? digest
-        let succeeded = result.status == .written || result.status == .unchanged
+        // A dropped row's output was made or found like any other; only its placing was not.
+        let succeeded = result.status == .written || result.status == .unchanged || result.status == .dropped
         if succeeded {
             result.cache = !fromCache ? .miss : origin == .revalidated ? .revalidated : .hit
         }
