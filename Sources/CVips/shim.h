@@ -246,6 +246,21 @@ static inline int tg_sharpen(VipsImage *in, VipsImage **out, double sigma) {
     return vips_sharpen(in, out, "sigma", sigma, "m1", 1.0, "m2", 2.0, "x1", 2.0, "y2", 10.0, "y3", 20.0, NULL);
 }
 
+/// The box inside `in` whose pixels differ from its top-left pixel's by more than `threshold`
+/// (sharp's `trim()`): an image with alpha is flattened on that colour first.
+static inline int tg_find_trim(VipsImage *in, int *left, int *top, int *width, int *height, double threshold) {
+    double *vector = NULL;
+    int n = 0;
+    if (vips_getpoint(in, &vector, &n, 0, 0, NULL)) return -1;
+    if (vips_image_hasalpha(in) && n > 1) n -= 1;
+    VipsArrayDouble *background = vips_array_double_new(vector, n);
+    g_free(vector);
+    int result = vips_find_trim(in, left, top, width, height, "threshold", threshold,
+                                "background", background, NULL);
+    vips_area_unref(VIPS_AREA(background));
+    return result;
+}
+
 /// Blurs with a Gaussian of standard deviation `sigma` (a placeholder's preview).
 static inline int tg_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
     return vips_gaussblur(in, out, sigma, NULL);

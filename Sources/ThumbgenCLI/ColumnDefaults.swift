@@ -34,6 +34,9 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default mirror after the rotation: h (left to right), v (top to bottom), h,v or none (column `flip`).")
     var flip: String?
 
+    @Option(help: "Default trim: cut borders within this distance (1-255; true: 10) of the top-left pixel's colour before anything else, as sharp's trim (column `trim`).")
+    var trim: String?
+
     @Option(help: "Default sharpening after the resize: auto (sharp's mild sharpen, where the output is at most half its source's size), a sigma from 0.3 to 10 (an unsharp mask), or none (column `sharpen`).")
     var sharpen: String?
 
@@ -115,6 +118,7 @@ struct ColumnDefaults: ParsableArguments {
         values[.rotate] = rotate
         values[.flip] = flip
         values[.sharpen] = sharpen
+        values[.trim] = trim
         values[.upscale] = upscale ? "true" : nil
         values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel

@@ -20,7 +20,7 @@ enum PassThrough {
     static func applies(_ header: ImageHeader, spec: ThumbnailSpec, format: OutputFormat,
                         plan: ThumbnailGeometry) -> Bool {
         guard header.format == format, spec.quality(for: format) == nil, spec.encoding.isDefault(for: format),
-              spec.maxOutputBytes == nil, spec.reorientation.isIdentity, spec.sharpening == nil,
+              spec.maxOutputBytes == nil, spec.reorientation.isIdentity, spec.sharpening == nil, spec.trimThreshold == nil,
               header.orientation == 1,
               header.frames == 1, !header.hasICCProfile, header.isEightBit, header.isSRGBOrGrey
         else { return false }

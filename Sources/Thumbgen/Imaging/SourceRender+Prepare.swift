@@ -25,7 +25,7 @@ extension SourceRender {
         watch.enter("decode")
         let header = opened.header
         // `focus=auto` rows take the focal point the file carries, read once.
-        let rows = Self.resolvingFocus(rows, in: opened)
+        let rows = try resolvingTrim(Self.resolvingFocus(rows, in: opened), in: opened)
         var size = stat()
         let facts = Facts(bytes: stat(path, &size) == 0 ? Int64(size.st_size) : 0,
                           width: header.orientedWidth, height: header.orientedHeight,
@@ -169,6 +169,40 @@ extension SourceRender {
             row.spec.focus = found
             return row
         }
+    }
+
+    /// `rows` with each `trim` row's borders cut: its `crop` becomes the box of the upright source
+    /// that differs from the top-left pixel by more than its threshold (within its own `crop`, if
+    /// it has one). Finding the box decodes the source whole once more, for the trimmed rows only.
+    func resolvingTrim(_ rows: [Row], in opened: SourceDecoder.OpenedSource) throws(ImagingError) -> [Row] {
+        let thresholds = Set(rows.compactMap(\.spec.trimThreshold))
+        guard !thresholds.isEmpty else { return rows }
+        let upright = try VipsImageRef.load(opened.loader, path: opened.path, access: .random,
+                                            strictness: decoder.limits.strictness).autorotated()
+        let width = Double(upright.width), height = Double(opened.header.orientedHeight)
+        let frame = upright.height > opened.header.orientedHeight
+            ? try upright.extractArea(x: 0, y: 0, width: upright.width, height: opened.header.orientedHeight) : upright
+        var boxes: [Double: CropRect] = [:]
+        for threshold in thresholds {
+            if let box = try frame.trimBox(threshold: threshold) {
+                boxes[threshold] = CropRect(x: Double(box.x) / width, y: Double(box.y) / height,
+                                            width: Double(box.width) / width, height: Double(box.height) / height)
+            }
+        }
+        return rows.map { row in
+            guard let threshold = row.spec.trimThreshold, let box = boxes[threshold] else { return row }
+            var row = row
+            row.spec.crop = row.spec.crop.map { Self.intersection($0, box) ?? $0 } ?? box
+            return row
+        }
+    }
+
+    /// Where two crop rectangles overlap; nil when they do not.
+    static func intersection(_ a: CropRect, _ b: CropRect) -> CropRect? {
+        let x = max(a.x, b.x), y = max(a.y, b.y)
+        let right = min(a.x + a.width, b.x + b.width), bottom = min(a.y + a.height, b.y + b.height)
+        guard right > x, bottom > y else { return nil }
+        return CropRect(x: x, y: y, width: right - x, height: bottom - y)
     }
 
     /// The failure of a row whose output would be wider or taller than `--max-output-size`.

@@ -126,6 +126,16 @@ extension VipsImageRef {
         return image
     }
 
+    /// The box of pixels that differ from the top-left one by more than `threshold` (left, top,
+    /// width, height); nil when every pixel is alike.
+    func trimBox(threshold: Double) throws(ImagingError) -> (x: Int, y: Int, width: Int, height: Int)? {
+        var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
+        guard tg_find_trim(pointer, &left, &top, &width, &height, threshold) == 0 else {
+            throw .libvips(operation: "find_trim", message: VipsErrorBuffer.take())
+        }
+        return width > 0 && height > 0 ? (Int(left), Int(top), Int(width), Int(height)) : nil
+    }
+
     /// Adds an opaque alpha band.
     func withOpaqueAlpha() throws(ImagingError) -> VipsImageRef {
         try Self.make("bandjoin_const1") { tg_bandjoin_const1(pointer, $0, 255) }

@@ -18,6 +18,8 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var focusFromFile = false
     /// A turn after the EXIF orientation (`rotate`, `flip`).
     public var reorientation = Reorientation()
+    /// `trim`: borders within this distance of the top-left pixel's colour are cut first.
+    public var trimThreshold: Double?
     /// Sharpening after the resize; nil for none.
     public var sharpening: Sharpening?
     /// Whether a source smaller than the box may grow (`upscale`).
@@ -70,6 +72,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         }
         if !reorientation.isIdentity { parts.append("turn=\(reorientation.identifier)") }
         if let sharpening { parts.append("sharpen=\(sharpening.identifier)") }
+        if let trimThreshold { parts.append("trim=\(trimThreshold)") }
         return parts.joined(separator: ";")
     }
 

@@ -5,7 +5,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
     case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
     case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample", focus
-    case rotate, flip, sharpen
+    case rotate, flip, sharpen, trim
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -61,6 +61,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .rotate: 23
         case .flip: 24
         case .sharpen: 25
+        case .trim: 26
         }
     }
 

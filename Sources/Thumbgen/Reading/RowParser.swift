@@ -123,6 +123,13 @@ public struct RowParser: Sendable {
             }
             spec.reorientation.degrees = degrees
         }
+        if let text = value(.trim)?.trimmingWhitespace.lowercased(), !text.isEmpty, !["false", "no", "0"].contains(text) {
+            let threshold = ["true", "yes"].contains(text) ? 10 : Double(text)
+            guard let threshold, threshold > 0, threshold <= 255 else {
+                throw fail(.trim, "must be a threshold from 1 to 255 (how far from the corner's colour a border may be), true (10) or false")
+            }
+            spec.trimThreshold = threshold
+        }
         if let text = value(.sharpen)?.trimmingWhitespace {
             guard let sharpening = Sharpening.parse(text) else {
                 throw fail(.sharpen, "must be auto (a mild sharpen after a large reduction), a sigma from 0.3 to 10, or none")
