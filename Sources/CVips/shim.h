@@ -261,11 +261,6 @@ static inline int tg_find_trim(VipsImage *in, int *left, int *top, int *width, i
     return result;
 }
 
-/// Blurs with a Gaussian of standard deviation `sigma` (a placeholder's preview).
-static inline int tg_gaussblur(VipsImage *in, VipsImage **out, double sigma) {
-    return vips_gaussblur(in, out, sigma, NULL);
-}
-
 /// A new image header sharing the pixels of `in`, whose metadata may then be changed.
 static inline int tg_copy(VipsImage *in, VipsImage **out) {
     return vips_copy(in, out, NULL);

@@ -262,8 +262,7 @@ struct JournalEntry: Equatable {
         let hashLength = Int(bytes[at + 3])
         let lqipAt = at + 4 + hashLength + 2
         let lqipLength = Int(reader.u16(at + 4 + hashLength))
-        func hex(_ byte: UInt8) -> String { (byte < 16 ? "0" : "") + String(byte, radix: 16) }
-        return Placeholder(dominant: "#" + hex(bytes[at]) + hex(bytes[at + 1]) + hex(bytes[at + 2]),
+        return Placeholder(dominant: "#" + ContentDigest.hex(bytes[at..<(at + 3)]),
                            thumbHash: Array(bytes[(at + 4)..<(at + 4 + hashLength)]),
                            lqip: Array(bytes[lqipAt..<(lqipAt + lqipLength)]))
     }

@@ -69,11 +69,8 @@ enum PlaceholderMaker {
         var best = 0
         for box in 1..<4096 where counts[box] > counts[best] { best = box }
         let (n, sum) = counts[best] > 0 ? (counts[best], sums[best]) : (max(count, 1), all)
-        func hex(_ total: Int) -> String {
-            let value = (total + n / 2) / n
-            return (value < 16 ? "0" : "") + String(value, radix: 16)
-        }
-        return "#" + hex(sum.0) + hex(sum.1) + hex(sum.2)
+        let mean = [sum.0, sum.1, sum.2].map { UInt8(($0 + n / 2) / n) }
+        return "#" + ContentDigest.hex(mean)
     }
 
     /// A tiny blurred WebP of `pixels` (8-bit RGBA), whose data URI fits in `maximumDataURI`

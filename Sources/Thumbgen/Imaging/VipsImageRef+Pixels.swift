@@ -32,9 +32,4 @@ extension VipsImageRef {
         }
         return (width, height, bytes)
     }
-
-    /// Blurred with a Gaussian of standard deviation `sigma` pixels.
-    func gaussBlurred(sigma: Double) throws(ImagingError) -> VipsImageRef {
-        try Self.make("gaussblur") { tg_gaussblur(pointer, $0, sigma) }
-    }
 }
