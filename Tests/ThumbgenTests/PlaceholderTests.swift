@@ -133,7 +133,7 @@ struct PlaceholderTests {
         #expect(refused.status == 2 && refused.stderr.contains("blurhash"), "\(refused.stderr)")
     }
 
-    @Test("A fresh machine over the remote cache gets the placeholders the first one made, without rendering")
+    @Test("A fresh machine over the remote cache gets the placeholders the first one made, without rendering; so does each of two shards on machines of their own")
     func overRemoteCache() async throws {
         let nginx = try await NginxServer.start()
         let machine = try RemoteCacheFixture("placeholders-remote")
@@ -149,6 +149,18 @@ struct PlaceholderTests {
         let rows = try #require(second.report?.rows)
         #expect(rows.allSatisfy { $0.ms?["render"] == nil }, "\(rows)")
         #expect(rows.map(\.placeholder) == made)
+
+        // Each of two shards, on a machine of its own, gives its rows the same placeholders.
+        let firstRows = try #require(first.report?.rows)
+        var seen: [Int: Report.Placeholder?] = [:]
+        for shard in 0...1 {
+            try machine.forgetLocal()
+            let run = try await machine.run(remote: nginx.cacheURL, kinds + ["--shard", "\(shard)/2"])
+            #expect(run.status == 0, "shard \(shard): \(run.result.stderr)")
+            for row in try #require(run.report?.rows) { seen[row.row] = row.placeholder }
+        }
+        #expect(seen.count == firstRows.count)
+        for row in firstRows { #expect(seen[row.row] == .some(row.placeholder), "row \(row.row)") }
     }
 
     /// The `<picture>` the index gives `photos/hero.png` (1600×1000 quadrants) at 320 and 640 in
