@@ -13,6 +13,13 @@
 #include <vips/vips.h>
 #include <vips/vector.h>
 
+/// memfd_create is declared by <sys/mman.h> only under _GNU_SOURCE (glibc 2.27 and later).
+extern int memfd_create(const char *name, unsigned int flags);
+
+/// A file that lives in memory, closed on exec: libvips reads an ICC profile only from a file
+/// (`output_profile`), and thumbgen's own profiles need none on disk.
+static inline int tg_memory_file(const char *name) { return memfd_create(name, 1U /* MFD_CLOEXEC */); }
+
 /// VIPS_INIT is a macro; Swift needs a function.
 static inline int tg_vips_init(const char *argv0) { return VIPS_INIT(argv0); }
 
@@ -266,7 +273,8 @@ static inline int tg_copy(VipsImage *in, VipsImage **out) {
     return vips_copy(in, out, NULL);
 }
 
-// MARK: - Saving (metadata stripped: outputs carry no EXIF, XMP or profile)
+// MARK: - Saving (metadata stripped: outputs carry no EXIF or XMP, and a profile only where
+// asked: `--colour`, `--keep icc`)
 
 /// `no_subsample` writes chroma at full resolution (4:4:4) whatever the quality.
 static inline int tg_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
@@ -293,9 +301,12 @@ static inline int tg_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int
                                 "lossless", lossless, "near_lossless", near_lossless, NULL);
 }
 
+/// With `strip` 0 the image's ICC profile is written (the only metadata thumbgen leaves on
+/// it); libvips 8.14 then also writes a small EXIF block of its own (resolution, size,
+/// orientation 1).
 static inline int tg_avifsave_buffer(VipsImage *in, void **buf, size_t *len, int quality,
-                                     int effort, int lossless) {
-    return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, "compression",
+                                     int effort, int lossless, int strip) {
+    return vips_heifsave_buffer(in, buf, len, "Q", quality, "strip", strip, "compression",
                                 VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", effort,
                                 "lossless", lossless, NULL);
 }
@@ -312,8 +323,9 @@ static inline int tg_gifsave_buffer(VipsImage *in, void **buf, size_t *len, int 
 }
 
 /// Deflate with a horizontal predictor: lossless, keeps alpha, and much smaller than none.
-static inline int tg_tiffsave_buffer(VipsImage *in, void **buf, size_t *len) {
-    return vips_tiffsave_buffer(in, buf, len, "strip", TRUE,
+/// With `strip` 0 the image's ICC profile is written (the only metadata thumbgen leaves on it).
+static inline int tg_tiffsave_buffer(VipsImage *in, void **buf, size_t *len, int strip) {
+    return vips_tiffsave_buffer(in, buf, len, "strip", strip,
                                 "compression", VIPS_FOREIGN_TIFF_COMPRESSION_DEFLATE,
                                 "predictor", VIPS_FOREIGN_TIFF_PREDICTOR_HORIZONTAL, NULL);
 }

@@ -34,6 +34,13 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default mirror after the rotation: h (left to right), v (top to bottom), h,v or none (column `flip`).")
     var flip: String?
 
+    @Option(name: [.customLong("colour"), .customLong("color")],
+            help: "Default colour of the pixels written: srgb (converted through the source's profile, untagged; the default), keep (the source's own RGB or grey profile, embedded; sources without one stay sRGB) or p3 (converted to Display P3, with a compact P3 profile embedded) (column `colour`).")
+    var colour: String?
+
+    @Option(help: "Default metadata kept from the source: none (the default), or a list of icc (embed the output's profile), copyright (EXIF Artist and Copyright, XMP and IPTC rights and credit) and exif (EXIF without GPS, thumbnail or orientation) (column `keep`).")
+    var keep: String?
+
     @Option(help: "Default trim: cut borders within this distance (1-255; true: 10) of the top-left pixel's colour before anything else, as sharp's trim (column `trim`).")
     var trim: String?
 
@@ -119,6 +126,8 @@ struct ColumnDefaults: ParsableArguments {
         values[.flip] = flip
         values[.sharpen] = sharpen
         values[.trim] = trim
+        values[.colour] = colour
+        values[.keep] = keep
         values[.upscale] = upscale ? "true" : nil
         values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel

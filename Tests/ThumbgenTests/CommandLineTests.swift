@@ -10,9 +10,9 @@ struct CommandLineTests {
     func unknownColumn() async throws {
         let space = try Workspace()
         try space.fixture(.quadrants(width: 20, height: 20), "a.png")
-        let run = try await space.run(manifest: "src,colour\na.png,red\n")
+        let run = try await space.run(manifest: "src,tint\na.png,red\n")
         #expect(run.status == 2)
-        #expect(run.result.stderr.contains("unknown column 'colour'"), "\(run.result.stderr)")
+        #expect(run.result.stderr.contains("unknown column 'tint'"), "\(run.result.stderr)")
         #expect(run.result.stderr.contains("known columns: src, out, width"))
         #expect(space.outputFiles.isEmpty)
     }

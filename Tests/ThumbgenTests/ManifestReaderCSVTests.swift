@@ -78,14 +78,14 @@ struct ManifestReaderCSVTests {
 
     @Test("An unknown column fails the manifest, naming it and listing the known ones")
     func unknownColumn() throws {
-        let error = ManifestText.manifestError("src,colour\na.jpg,red\n")
+        let error = ManifestText.manifestError("src,tint\na.jpg,red\n")
         guard case .unknownColumn(_, let column)? = error else {
             Issue.record("expected unknownColumn, got \(String(describing: error))")
             return
         }
-        #expect(column == "colour")
+        #expect(column == "tint")
         let message = try #require(error).description
-        #expect(message.contains("'colour'"))
+        #expect(message.contains("'tint'"))
         for known in ["src", "out", "width", "height", "size", "fit", "gravity", "crop", "upscale",
                       "kernel", "format", "quality", "background", "priority", "max_age", "id"] {
             #expect(message.contains(known), "message lacks \(known): \(message)")

@@ -40,11 +40,11 @@ struct ManifestReaderJSONLinesTests {
 
     @Test("An unknown key fails its row, naming the key and the known ones")
     func unknownKey() throws {
-        let text = #"{"src":"a.jpg","colour":"red"}"# + "\n" + #"{"src":"b.jpg"}"# + "\n"
+        let text = #"{"src":"a.jpg","tint":"red"}"# + "\n" + #"{"src":"b.jpg"}"# + "\n"
         let entries = try ManifestText.entries(text, name: "m.jsonl")
         let error = try #require(entries.first?.failureValue)
         #expect(error.row == 1)
-        #expect(error.column == "colour")
+        #expect(error.column == "tint")
         #expect(error.description.contains("src, out, width"))
         #expect(entries.count == 2 && entries[1].value != nil)
     }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Encodes an image into a file format's bytes, in memory, with all metadata stripped.
+/// Encodes an image into a file format's bytes, in memory, with all metadata stripped but what
+/// the row keeps (`OutputMetadata`).
 ///
 /// This is where libvips evaluates the lazy pipeline, so nearly all CPU time is spent here.
 struct ImageEncoder: Sendable {
@@ -30,22 +31,32 @@ struct ImageEncoder: Sendable {
     /// (`callingThreadMaximumSourcePixels`); the bytes are the same either way. `watch` bounds
     /// the encode and stops it when the run is cancelled.
     /// With `maxBytes`, an output over it is encoded again at lower qualities (`fitting`).
+    /// `metadata` goes into the file: through the saver for JPEG XL, AVIF and TIFF (a profile
+    /// only), spliced into the saver's bytes for JPEG, PNG and WebP (`MetadataSplicer`).
     func encode(_ image: VipsImageRef, as format: OutputFormat, quality: Int?,
                 options: EncodingOptions, maxBytes: Int? = nil, sourcePixels: Int = .max,
-                watch: StageWatch) throws(ImagingError) -> Data
+                metadata: OutputMetadata = .none, watch: StageWatch) throws(ImagingError) -> Data
     {
         let q = quality ?? Self.defaultQuality(for: format)
         // The copy is this encode's own: the kill stops exactly this evaluation, even when
         // `image` is a decoded image other rows read too.
         var image = try image.withoutMetadata()
+        let spliced = ThumbnailSpec.metadataFormats.contains(format)
+        if !spliced, let icc = metadata.icc { image = try image.withICCProfile(icc) }
         // A search encodes several times: the pixels are made once, not once per encode.
         if maxBytes != nil { image = try image.copiedToMemory() }
         watch.enter("encode", evaluating: image)
         let onCallingThread = sourcePixels <= Self.callingThreadMaximumSourcePixels
         let encoded = { (quality: Int) throws(ImagingError) -> Data in
             let data = try image.saved(with: Self.saver(for: format, quality: quality, options: options),
-                                       operation: "\(format.rawValue)save", onCallingThread: onCallingThread)
-            return format == .webp ? WebPMetadata.stripped(data) : data
+                                       operation: "\(format.rawValue)save", onCallingThread: onCallingThread,
+                                       stripping: spliced || metadata.icc == nil)
+            let stripped = format == .webp ? WebPMetadata.stripped(data) : data
+            guard spliced, !metadata.isEmpty else { return stripped }
+            guard let embedded = MetadataSplicer.embedding(metadata, in: stripped, format: format) else {
+                throw .libvips(operation: "\(format.rawValue)save", message: "the encoder's bytes could not take the kept metadata")
+            }
+            return embedded
         }
         guard let maxBytes else { return try encoded(q) }
         return try Self.fitting(maxBytes, from: q, floor: options.minQuality,

@@ -20,6 +20,8 @@ final class SharedScale: @unchecked Sendable {
         var kernel: Kernel
         /// Whether a grey source stays grey (the format stores grey and no colour is painted in).
         var grey: Bool
+        /// The colour the pixels are converted to.
+        var colour: ColourTarget
     }
 
     /// The pixels: those the first row made, or what `make` makes now for the rows to come.

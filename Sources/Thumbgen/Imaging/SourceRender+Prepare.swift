@@ -41,18 +41,23 @@ extension SourceRender {
                 plans[index] = plan
             }
         }
-        let accepted = open.filter { plans[$0] != nil }
         // Each row's format and pass-through, worked out once: the grouping, the keys and the
         // prepared rows below all ask.
         var formats: [Int: OutputFormat] = [:], passes: Set<Int> = []
-        for index in accepted {
+        for index in open where plans[index] != nil {
             let format = FormatResolver.resolve(rows[index].spec.format, outTemplate: rows[index].outTemplate,
                                                 source: header.format)
+            if let refusal = rows[index].spec.metadataRefusal(writing: format) {
+                prepared.append((index, .failure(ThumbnailFailure(.invalidRow, "\(rows[index].sourceText): \(refusal.message)"))))
+                plans[index] = nil
+                continue
+            }
             formats[index] = format
             if let plan = plans[index], PassThrough.applies(header, spec: rows[index].spec, format: format, plan: plan) {
                 passes.insert(index)
             }
         }
+        let accepted = open.filter { plans[$0] != nil }
         func scale(_ index: Int) -> Double { plans[index]?.requiredScale ?? 1 }
         func format(_ index: Int) -> OutputFormat { formats[index] ?? .jpeg }
         func allFrames(_ index: Int) -> Bool {
@@ -123,6 +128,7 @@ extension SourceRender {
                 let spec = rows[index].spec
                 let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, focus: spec.focus,
                                       reorientation: spec.reorientation, sharpening: spec.sharpening,
+                                      colour: spec.colour, keep: spec.keep,
                                       kernel: spec.kernel,
                                       background: spec.background, quality: spec.quality(for: format(index)), encoding: spec.encoding,
                                       maxOutputBytes: spec.maxOutputBytes, passesThrough: passesThrough(index))
@@ -147,6 +153,8 @@ extension SourceRender {
         var focus: FocusPoint?
         var reorientation: Reorientation
         var sharpening: Sharpening?
+        var colour: ColourOutput
+        var keep: KeptMetadata
         var kernel: Kernel
         var background: RGBAColor
         var quality: Int?

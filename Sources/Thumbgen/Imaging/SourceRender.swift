@@ -215,9 +215,12 @@ struct SourceRender: Sendable {
             placeholder = try? PlaceholderMaker.make(from: image, frameHeight: image.pageHeight)
         }
         listener.stage(.encode, index)
+        let metadata = OutputMetadata.of(spec, target: ThumbnailRenderer.colourTarget(decoded, spec: spec, format: row.format),
+                                         source: decoded.image, greyOutput: image.bands <= 2)
         let data = try ImageEncoder().encode(image, as: row.format, quality: spec.quality(for: row.format), options: spec.encoding,
                                              maxBytes: spec.maxOutputBytes,
-                                             sourcePixels: decoded.image.width * decoded.image.height, watch: watch)
+                                             sourcePixels: decoded.image.width * decoded.image.height,
+                                             metadata: metadata, watch: watch)
         return Made(data: data, width: image.width, height: image.pageHeight, placeholder: placeholder,
                     cropBox: cropBox)
     }

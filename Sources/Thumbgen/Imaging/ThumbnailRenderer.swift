@@ -95,9 +95,11 @@ struct ThumbnailRenderer: Sendable {
         let (x, y, w, h) = region(decoded, plan: plan)
         let colourSpace = decoded.image.colourSpace
         let sourceIsGrey = colourSpace == .grey || colourSpace == .grey16
+        let target = colourTarget(decoded, spec: spec, format: format)
         return SharedScale.Key(x: x, y: y, width: w, height: h, scaledWidth: plan.scaledWidth,
                                scaledHeight: plan.scaledHeight, kernel: spec.kernel,
-                               grey: sourceIsGrey && format.keepsGrey && spec.background.isGrey)
+                               grey: target.allowsGrey(sourceIsGrey && format.keepsGrey && spec.background.isGrey),
+                               colour: target)
     }
 
     /// The region of step 1, in working pixels (the decoded image may be shrunk on load).
@@ -119,8 +121,9 @@ struct ThumbnailRenderer: Sendable {
     private func scaleAndColour(_ decoded: DecodedImage, plan: ThumbnailGeometry, spec: ThumbnailSpec,
                                 format: OutputFormat, resampled: VipsImageRef?) throws(ImagingError) -> VipsImageRef
     {
-        let keepGrey = format.keepsGrey && spec.background.isGrey
-        if let resampled { return try toOutputColour(resampled, grey: keepGrey) }
+        let target = Self.colourTarget(decoded, spec: spec, format: format)
+        let keepGrey = target.allowsGrey(format.keepsGrey && spec.background.isGrey)
+        if let resampled { return try toOutputColour(resampled, grey: keepGrey, target: target) }
         let frames = decoded.frames
         var image = decoded.image
         let frameWidth = image.width, frameHeight = decoded.frameHeight
@@ -145,7 +148,7 @@ struct ThumbnailRenderer: Sendable {
 
         // 3. Colour after resampling: fewer pixels go through the (slow) profile transform.
         // Grey stays grey where the format can store it and no colour is painted in.
-        return try toOutputColour(image, grey: keepGrey)
+        return try toOutputColour(image, grey: keepGrey, target: target)
     }
 
     /// Steps 1 and 2 done by the C resampler, with the bytes libvips' operations would make
@@ -219,60 +222,6 @@ struct ThumbnailRenderer: Sendable {
             .unpremultiplied()
             .cast(format)
     }
-
-    /// The pixels as 8-bit sRGB, or 8-bit grey when `grey` allows and the source is grey.
-    private func toOutputColour(_ input: VipsImageRef, grey: Bool) throws(ImagingError) -> VipsImageRef {
-        var image = input
-        let sourceIsGrey = image.colourSpace == .grey || image.colourSpace == .grey16
-        // Float scRGB and the like skip any profile: libvips hands lcms device values only as
-        // 8- or 16-bit integers, so linear 0–1 floats would come out black. libvips' own
-        // conversion below knows those spaces without a profile (as `vips thumbnail` does).
-        if profileCanRead(image) {
-            image = try throughProfile(image)
-        }
-        // From RGB16 or GREY16 this scales every band to 8 bits, alpha included.
-        let target: VipsImageRef.ColourSpace = grey && sourceIsGrey ? .grey : .sRGB
-        if image.colourSpace != target {
-            image = try image.colourspace(target)
-        }
-        if image.bandFormat != .uint8 {
-            image = try image.cast(.uint8)
-        }
-        return image
-    }
-
-    /// `image` converted to sRGB through its embedded profile, or through libvips' CMYK profile
-    /// when it is CMYK without a usable one; unchanged otherwise. 16-bit stays 16-bit.
-    private func throughProfile(_ image: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-        if image.hasICCProfile {
-            // RGB pixels under a profile that is sRGB by its content are sRGB already.
-            if image.bands - (image.hasAlpha ? 1 : 0) == 3, let profile = image.iccProfile,
-               SRGBProfile.isSRGB(profile) {
-                return image
-            }
-            // A broken embedded profile is ignored (as sharp and browsers do): the pixels are
-            // still good, and libvips' own conversion takes over.
-            do {
-                return try image.iccToSRGB(fallbackProfile: "srgb")
-            } catch {
-                let bare = try image.withoutMetadata()
-                return bare.colourSpace == .cmyk
-                    ? try bare.iccToSRGB(fallbackProfile: "cmyk") : bare
-            }
-        }
-        return image.colourSpace == .cmyk
-            ? try image.iccToSRGB(fallbackProfile: "cmyk") : image
-    }
-
-    /// Whether an ICC transform can read `image`: 8- or 16-bit integers in a device space (RGB,
-    /// grey or CMYK), the only pixels libvips passes to lcms without casting them to 8 bits.
-    private func profileCanRead(_ image: VipsImageRef) -> Bool {
-        let deviceSpaces: [VipsImageRef.ColourSpace] = [.sRGB, .rgb, .rgb16, .grey, .grey16, .cmyk,
-                                                          .multiband]
-        let format = image.bandFormat
-        return (format == .uint8 || format == .uint16) && deviceSpaces.contains(image.colourSpace)
-    }
-
 }
 
 extension Gravity {

@@ -45,10 +45,16 @@ extension VipsImageRef {
     /// Converts to sRGB through the embedded ICC profile, or `fallbackProfile` without one;
     /// a 16-bit image comes out as 16-bit RGB16, any other as 8-bit sRGB.
     func iccToSRGB(fallbackProfile: String) throws(ImagingError) -> VipsImageRef {
+        try iccTransform(to: "srgb", fallbackProfile: fallbackProfile)
+    }
+
+    /// Converts through the embedded ICC profile, or `fallbackProfile` without one, to the
+    /// profile `target` (a libvips name or a file, attached to the result); 16-bit stays 16-bit.
+    func iccTransform(to target: String, fallbackProfile: String) throws(ImagingError) -> VipsImageRef {
         // At 8 bits libvips would clip a 16-bit alpha band to 255 (opaque) instead of scaling it.
         let depth: Int32 = bandFormat == .uint16 ? 16 : 8
         return try Self.make("icc_transform") {
-            tg_icc_transform_depth(pointer, $0, "srgb", fallbackProfile, depth)
+            tg_icc_transform_depth(pointer, $0, target, fallbackProfile, depth)
         }
     }
 

@@ -187,6 +187,13 @@ extension VipsImageRef {
         try Self.make("copy") { tg_copy(pointer, $0) }
     }
 
+    /// A copy with the ICC profile `profile` attached (a saver told not to strip writes it).
+    func withICCProfile(_ profile: [UInt8]) throws(ImagingError) -> VipsImageRef {
+        let copy = try copied()
+        profile.withUnsafeBytes { vips_image_set_blob_copy(copy.pointer, Self.iccField, $0.baseAddress, $0.count) }
+        return copy
+    }
+
     /// Reads every pixel once, in constant memory, to find out whether the data decodes.
     func readAllPixels() throws(ImagingError) {
         var average = 0.0

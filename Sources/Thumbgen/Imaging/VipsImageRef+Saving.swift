@@ -27,7 +27,10 @@ extension VipsImageRef {
     /// `operation`. With `onCallingThread`, a JPEG is evaluated on this thread by
     /// `tg_jpeg_write` where it takes the image (same bytes, no saver's threads). The bytes stay
     /// in the encoder's buffer, freed with the `Data`.
-    func saved(with saver: VipsSaver, operation: String, onCallingThread: Bool = false) throws(ImagingError) -> Data {
+    /// With `stripping` false, AVIF and TIFF write the image's ICC profile (JPEG XL writes
+    /// one always; the encoder adds it to JPEG, PNG and WebP itself).
+    func saved(with saver: VipsSaver, operation: String, onCallingThread: Bool = false,
+               stripping: Bool = true) throws(ImagingError) -> Data {
         if onCallingThread, case .jpeg(let quality, let progressive, let noSubsampling) = saver,
            let data = try writtenAsJPEG(quality: quality, progressive: progressive, noSubsampling: noSubsampling,
                                         operation: operation) {
@@ -47,13 +50,14 @@ extension VipsImageRef {
             status = tg_webpsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0,
                                         nearLossless ? 1 : 0)
         case .avif(let quality, let effort, let lossless):
-            status = tg_avifsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0)
+            status = tg_avifsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0,
+                                        stripping ? 1 : 0)
         case .jxl(let quality, let effort, let lossless):
             status = tg_jxlsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0)
         case .gif(let effort):
             status = tg_gifsave_buffer(pointer, &buffer, &length, Int32(effort))
         case .tiff:
-            status = tg_tiffsave_buffer(pointer, &buffer, &length)
+            status = tg_tiffsave_buffer(pointer, &buffer, &length, stripping ? 1 : 0)
         }
         guard status == 0, let buffer else {
             if let buffer { g_free(buffer) }

@@ -40,10 +40,18 @@ final class VipsImageRef: @unchecked Sendable {
     /// Whether an ICC profile is attached.
     var hasICCProfile: Bool { vips_image_get_typeof(pointer, "icc-profile-data") != 0 }
     /// The attached ICC profile's bytes, if any.
-    var iccProfile: [UInt8]? {
+    var iccProfile: [UInt8]? { blob(VipsImageRef.iccField) }
+
+    /// The names of the metadata blobs thumbgen reads: the ICC profile, EXIF (a TIFF structure
+    /// after `Exif\0\0`), the XMP packet and IPTC (a JPEG's APP13, or a TIFF's IIM).
+    static let iccField = "icc-profile-data", exifField = "exif-data", xmpField = "xmp-data",
+               iptcField = "iptc-data"
+
+    /// The bytes of the metadata blob `name`, if the image has one.
+    func blob(_ name: String) -> [UInt8]? {
         var data: UnsafeRawPointer?
         var length = 0
-        guard hasICCProfile, vips_image_get_blob(pointer, "icc-profile-data", &data, &length) == 0,
+        guard vips_image_get_typeof(pointer, name) != 0, vips_image_get_blob(pointer, name, &data, &length) == 0,
               let data else { return nil }
         return Array(UnsafeRawBufferPointer(start: data, count: length))
     }

@@ -22,6 +22,10 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var trimThreshold: Double?
     /// Sharpening after the resize; nil for none.
     public var sharpening: Sharpening?
+    /// The colour space the pixels are written in (`colour`).
+    public var colour: ColourOutput = .srgb
+    /// The source's metadata the output keeps (`keep`).
+    public var keep = KeptMetadata()
     /// Whether a source smaller than the box may grow (`upscale`).
     public var upscale = false
     /// The resampling kernel (`kernel`).
@@ -73,6 +77,8 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         if !reorientation.isIdentity { parts.append("turn=\(reorientation.identifier)") }
         if let sharpening { parts.append("sharpen=\(sharpening.identifier)") }
         if let trimThreshold { parts.append("trim=\(trimThreshold)") }
+        if colour != .srgb { parts.append("colour=\(colour.rawValue)") }
+        if !keep.isNone { parts.append("keep=\(keep.identifier)") }
         return parts.joined(separator: ";")
     }
 

@@ -5,7 +5,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case src, out, width, height, size, fit, gravity, crop, upscale, kernel, format, quality
     case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
     case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample", focus
-    case rotate, flip, sharpen, trim
+    case rotate, flip, sharpen, trim, colour, keep
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -16,6 +16,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case "shrink-on-load", "shrinkonload": self = .shrinkOnLoad
         case "max-output-bytes": self = .maxOutputBytes
         case "jpeg-subsample": self = .jpegSubsample
+        case "color": self = .colour
         default: self.init(rawValue: name)
         }
     }
@@ -62,6 +63,8 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .flip: 24
         case .sharpen: 25
         case .trim: 26
+        case .colour: 27
+        case .keep: 28
         }
     }
 

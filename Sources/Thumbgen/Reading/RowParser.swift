@@ -130,6 +130,18 @@ public struct RowParser: Sendable {
             }
             spec.trimThreshold = threshold
         }
+        if let text = value(.colour)?.trimmingWhitespace.lowercased(), !text.isEmpty {
+            guard let colour = ColourOutput(rawValue: text) else {
+                throw fail(.colour, "must be srgb (convert, the default), keep (the source's profile) or p3 (Display P3)")
+            }
+            spec.colour = colour
+        }
+        if let text = value(.keep)?.trimmingWhitespace, !text.isEmpty {
+            guard let keep = KeptMetadata.parse(text) else {
+                throw fail(.keep, "must be none, or a list of icc, copyright and exif, such as icc,copyright")
+            }
+            spec.keep = keep
+        }
         if let text = value(.sharpen)?.trimmingWhitespace {
             guard let sharpening = Sharpening.parse(text) else {
                 throw fail(.sharpen, "must be auto (a mild sharpen after a large reduction), a sigma from 0.3 to 10, or none")
@@ -176,6 +188,10 @@ public struct RowParser: Sendable {
                 throw fail(.format, "is not one of auto, "
                            + OutputFormat.allCases.map(\.rawValue).joined(separator: ", "))
             }
+        }
+        if case .fixed(let format) = spec.format, let refusal = spec.metadataRefusal(writing: format) {
+            throw fail(refusal.refusesProfile && spec.colour.embedsProfile ? .colour : .keep,
+                       "cannot be written as \(format.rawValue): \(refusal.message)")
         }
         if let text = value(.maxOutputBytes) {
             guard let bytes = ByteCount.parse(text), bytes >= 1, bytes < Int64(Int32.max) else {

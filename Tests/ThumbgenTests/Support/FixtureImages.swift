@@ -83,10 +83,10 @@ struct RawImage: Sendable {
         case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, q, 0, 0)
         case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression), 0, 100)
         case .webp: status = tg_webpsave_buffer(image, &buffer, &length, q, 4, 0, 0)
-        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, q, 2, 0)
+        case .avif: status = tg_avifsave_buffer(image, &buffer, &length, q, 2, 0, 1)
         case .jxl: status = tg_jxlsave_buffer(image, &buffer, &length, q, 3, 0)
         case .gif: status = tg_gifsave_buffer(image, &buffer, &length, 7)
-        case .tiff: status = tg_tiffsave_buffer(image, &buffer, &length)
+        case .tiff: status = tg_tiffsave_buffer(image, &buffer, &length, 1)
         }
         guard status == 0, let buffer else { throw FixtureError("saving a \(format) fixture") }
         defer { g_free(buffer) }
