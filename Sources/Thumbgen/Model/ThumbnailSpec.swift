@@ -43,6 +43,9 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var maxOutputBytes: Int?
     /// How far a JPEG source may shrink while it decodes (column `shrink_on_load`).
     public var shrinkOnLoad: ShrinkOnLoadMode = .balanced
+    /// Which page or image of a multi-page source (PDF, TIFF, HEIF) the output shows, counted
+    /// from 1 as a PDF viewer counts (`page`).
+    public var page = 1
 
     /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.
     public init() {}
@@ -73,6 +76,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         if !reorientation.isIdentity { parts.append("turn=\(reorientation.identifier)") }
         if let sharpening { parts.append("sharpen=\(sharpening.identifier)") }
         if let trimThreshold { parts.append("trim=\(trimThreshold)") }
+        if page != 1 { parts.append("page=\(page)") }
         return parts.joined(separator: ";")
     }
 
