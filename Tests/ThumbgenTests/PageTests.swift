@@ -105,8 +105,9 @@ struct PageTests {
         spec.page = 2
         #expect(spec.identifier == plainKey + ";page=2")
 
-        // Without pdfload the rows fail as before, and no page is asked for.
-        let blocked = try await space.run(manifest: manifest)
+        // Without pdfload (and without the cache, which holds the outputs already) the rows
+        // fail as before.
+        let blocked = try await space.run(manifest: manifest, ["--no-cache"])
         #expect(blocked.report?.row(2)?.error?.code == "unsupported_format")
     }
 
@@ -163,7 +164,7 @@ struct PageTests {
     @Test("The folder walk takes SVG and PDF files only when their loaders are enabled; without them the run writes the rest and exits 0")
     func folderWalk() async throws {
         let space = try Workspace("pages")
-        let svg = ##"<?xml version="1.0" encoding="UTF-8"?>\#n<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#ff0000"/></svg>"##
+        let svg = ##"<?xml version="1.0" encoding="UTF-8"?>\##n<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#ff0000"/></svg>"##
         try space.folder.write(svg, to: "art/a.svg")
         try space.fixture(.quadrants(width: 40, height: 20), "art/b.png")
         try space.folder.write("<html><body>not an image</body></html>", to: "art/c.html")
@@ -193,6 +194,23 @@ struct PageTests {
             #expect(both.status == 0, "\(both.stderr)")
             #expect(files == ["a-20x10.png", "b-20x10.png", "d-20x28.png"])
         }
+    }
+
+    @Test("The walk's vector sniff agrees with libvips' rules: %PDF within 32 bytes; <svg in any case within 1,000 after valid UTF-8; nothing else")
+    func vectorSniff() {
+        func loader(_ text: String, padTo length: Int = 40) -> String? {
+            var bytes = Array(text.utf8)
+            bytes += [UInt8](repeating: 0x20, count: max(0, length - bytes.count))
+            return FormatSniffer.vectorLoader(forHeader: bytes)
+        }
+        #expect(loader("%PDF-1.7\n") == "pdfload")
+        #expect(loader("\r\n\r\n  junk %PDF-1.4\n") == "pdfload")
+        #expect(loader(String(repeating: " ", count: 30) + "%PDF-1.4") == nil)
+        #expect(loader("%PDF", padTo: 4) == nil)
+        #expect(loader("<?xml version=\"1.0\"?>\n<!-- é -->\n<SVG xmlns=\"http://www.w3.org/2000/svg\">") == "svgload")
+        #expect(loader(String(repeating: " ", count: 1000) + "<svg>") == nil)
+        #expect(FormatSniffer.vectorLoader(forHeader: [0xFF, 0xFE] + Array("<svg>".utf8)) == nil)
+        #expect(loader("<html><body><p>no drawing here</p></body></html>") == nil)
     }
 
     @Test("The cell: empty or 1 is the first page; 0, a negative number or a word is refused naming the column")
