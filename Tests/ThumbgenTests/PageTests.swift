@@ -143,6 +143,46 @@ struct PageTests {
                 "\(past.message)")
     }
 
+    @Test("HEIF: page 2 is the file's second image at its own size (portrait after a landscape first), from its own embedded thumbnail when that is big enough; page 3 fails naming the 2 pages",
+          .enabled(if: HEIFThumbnailTests.hasEncoder, "needs heif-enc (scripts/setup --tests installs libheif-examples)"))
+    func heifPages() async throws {
+        let space = try Workspace("pages")
+        let red = try space.fixture(RawImage(width: 120, height: 80) { _, _ in .red }, "red.jpg", as: .jpeg, quality: 95)
+        let blue = try space.fixture(RawImage(width: 80, height: 120) { _, _ in .blue }, "blue.jpg", as: .jpeg, quality: 95)
+        let output = space.folder.file("two.heic").path
+        let status = try await OffPool.run { () throws -> Int32 in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
+            // A thumbnail of at most 32 px: the second image's is about 21 × 32, which a
+            // 16-px row of page 2 takes (the first page's, if any, is red).
+            process.arguments = ["-t", "32", "-q", "90", red.path, blue.path, "-o", output]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        try #require(status == 0, "heif-enc could not write two.heic")
+        let second = try SourceDecoder().open(path: output, page: 2)
+        #expect(second.header.orientedWidth == 80 && second.header.orientedHeight == 120 && second.header.frames == 2)
+        let thumbnail = try #require(second.heifThumbnailScale)
+        #expect(thumbnail < 0.5, "\(thumbnail)")
+
+        let rows: [[String]] = [
+            ["two.heic", "one.png", "40", ""], ["two.heic", "two.png", "40", "2"],
+            ["two.heic", "two-small.png", "16", "2"], ["two.heic", "three.png", "16", "3"],
+        ]
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "size", "page"], rows))
+        #expect(run.status == 1, "\(run.result.stderr)")
+        let one = try space.pixels("one.png"), two = try space.pixels("two.png"), small = try space.pixels("two-small.png")
+        #expect(one.width == 40 && one.height == 27 && one.pixel(20, 13, is: .red, tolerance: 12), "\(one.pixel(20, 13))")
+        #expect(two.width == 40 && two.height == 60 && two.pixel(20, 30, is: .blue, tolerance: 12), "\(two.pixel(20, 30))")
+        #expect(small.width == 16 && small.height == 24 && small.pixel(8, 12, is: .blue, tolerance: 12), "\(small.pixel(8, 12))")
+        let past = try #require(run.report?.row(5)?.error)
+        #expect(past.code == "invalid_row" && past.message.contains("page 3") && past.message.contains("2 pages"),
+                "\(past.message)")
+    }
+
     @Test("SVG: a 40 × 20 drawing at 400 px (upscale) is drawn at that size, its edges at most 2 px wide (the 40-px raster scaled up: 3 or more)")
     func svgDensity() async throws {
         let space = try Workspace("pages")
