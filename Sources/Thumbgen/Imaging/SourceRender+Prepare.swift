@@ -11,15 +11,15 @@ extension SourceRender {
     }
 
     /// Opens the file, lays out each of the `open` rows, and decodes once per group of rows
-    /// whose page, shrink-on-load (and wish for every frame) agree, usually one group, so that no
-    /// row's pixels depend on which other rows shared the decode. The file is opened once, and
-    /// each other page a row asks for once more: at
-    /// most one group of a page (the one that loads at full size) reads the opened image itself; the
-    /// others load again with their own settings, except a still lossy WebP's groups up to
-    /// half size, each made in memory from one decode of its planes, and a JPEG's groups at two
-    /// or more DCT scales, each made in memory from one read of its coefficients. Throws only
-    /// what ends every row: a source that cannot be opened, a refused decode, or a timeout (a
-    /// page the source lacks fails only the rows that ask for it).
+    /// whose page, shrink-on-load (and wish for every frame) agree, usually one group, so that
+    /// no row's pixels depend on which other rows shared the decode. The file is opened once,
+    /// and once more for each other page a row asks for (`openPages`): at most one group of a
+    /// page (the one that loads at full size) reads the opened image itself; the others load
+    /// again with their own settings, except a still lossy WebP's groups up to half size, each
+    /// made in memory from one decode of its planes, and a JPEG's groups at two or more DCT
+    /// scales, each made in memory from one read of its coefficients. Throws only what ends
+    /// every row: a source that cannot be opened, a refused decode, or a timeout (a page the
+    /// source lacks fails only the rows that ask for it).
     /// The rows come back in the order to render them: a group's rows together, so that a
     /// group's lazy pixels can be let go before the next group's are made.
     func prepare(_ path: String, rows: [Row], open: [Int], listener: Listener,
