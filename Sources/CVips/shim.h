@@ -84,6 +84,29 @@ static inline VipsImage *tg_load_with(const char *loader, const char *path, int 
     return out;
 }
 
+/// One page (`page`, counted from 0) of a multi-page file (a PDF, TIFF, HEIF, GIF or WebP).
+static inline VipsImage *tg_load_page(const char *loader, const char *path, int access,
+                                      int fail_on, int page) {
+    VipsImage *out = NULL;
+    if (vips_call(loader, path, &out, "access", access, "fail_on", fail_on, "page", page, NULL))
+        return NULL;
+    return out;
+}
+
+/// A PDF's page `page` (from 0) drawn at `scale` times its size at 72 dpi: the vector drawn
+/// at the density the output needs, not a 72-dpi raster resampled.
+static inline int tg_pdfload_scale(const char *path, VipsImage **out, int access, int fail_on,
+                                   int page, double scale) {
+    return vips_pdfload(path, out, "access", access, "fail_on", fail_on, "page", page,
+                        "scale", scale, NULL);
+}
+
+/// An SVG drawn at `scale` times its own size (as tg_pdfload_scale; an SVG has one page).
+static inline int tg_svgload_scale(const char *path, VipsImage **out, int access, int fail_on,
+                                   double scale) {
+    return vips_svgload(path, out, "access", access, "fail_on", fail_on, "scale", scale, NULL);
+}
+
 /// Every page (frame) of a multi-page file, stacked vertically (`page-height` tells them apart).
 static inline VipsImage *tg_load_with_all_pages(const char *loader, const char *path, int access,
                                                 int fail_on) {
@@ -106,17 +129,19 @@ static inline int tg_jpegload_shrink(const char *path, VipsImage **out, int acce
 }
 
 /// WebP with shrink-on-load (`scale` in (0, 1]): libwebp decodes straight to the smaller size.
-/// `pages` is 1 for the first frame, -1 for all of them.
+/// `pages` frames from frame `page` (from 0): 1 for one frame, -1 for all from there.
 static inline int tg_webpload_scale(const char *path, VipsImage **out, int access, int fail_on,
-                                    double scale, int pages) {
+                                    double scale, int page, int pages) {
     return vips_webpload(path, out, "access", access, "fail_on", fail_on, "scale", scale,
-                         "n", pages, NULL);
+                         "page", page, "n", pages, NULL);
 }
 
-/// HEIF's embedded thumbnail image, if the file has one (else the primary image).
-static inline VipsImage *tg_heifload_thumbnail(const char *path, int access, int fail_on) {
+/// The embedded thumbnail of a HEIF's image `page` (from 0), if it has one (else the image).
+static inline VipsImage *tg_heifload_thumbnail(const char *path, int access, int fail_on,
+                                               int page) {
     VipsImage *out = NULL;
-    if (vips_heifload(path, &out, "access", access, "fail_on", fail_on, "thumbnail", TRUE, NULL))
+    if (vips_heifload(path, &out, "access", access, "fail_on", fail_on, "page", page,
+                      "thumbnail", TRUE, NULL))
         return NULL;
     return out;
 }

@@ -47,6 +47,9 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default sharpening after the resize: auto (sharp's mild sharpen, where the output is at most half its source's size), a sigma from 0.3 to 10 (an unsharp mask), or none (column `sharpen`).")
     var sharpen: String?
 
+    @Option(help: "Default page or image of a multi-page source (PDF, TIFF, HEIF), counted from 1 (column `page`).")
+    var page: String?
+
     @Flag(help: "Let sources smaller than the box grow (column `upscale`).")
     var upscale = false
 
@@ -128,6 +131,7 @@ struct ColumnDefaults: ParsableArguments {
         values[.trim] = trim
         values[.colour] = colour
         values[.keep] = keep
+        values[.page] = page
         values[.upscale] = upscale ? "true" : nil
         values[.animated] = animated ? "true" : nil
         values[.kernel] = kernel

@@ -32,6 +32,10 @@ struct ManifestCommand: ParsableCommand {
     @OptionGroup
     var walk: WalkOptions
 
+    @Option(name: .customLong("enable-loader"),
+            help: "Take the files of this opt-in libvips loader too, as a render given the same flag does: pdfload (PDF files) or svgload (SVG files); repeatable. Names no column.")
+    var extraLoaders: [String] = []
+
     @OptionGroup(title: "Column defaults (each becomes a column)")
     var defaults: ColumnDefaults
 
@@ -41,7 +45,7 @@ struct ManifestCommand: ParsableCommand {
 
     func run() throws {
         let skipped = [cache.directory] + (out.map { [URL(fileURLWithPath: $0)] } ?? [])
-        let tree = TreeManifest(try walk.walker(paths, skipping: skipped), sizes: defaults.sizes,
+        let tree = TreeManifest(try walk.walker(paths, skipping: skipped, extraLoaders: extraLoaders), sizes: defaults.sizes,
                                 formats: defaults.formats, defaults: defaults.values,
                                 numbering: jsonLines ? .jsonLines : .csv)
         let writer = ManifestWriter(columns: tree.columns, jsonLines: jsonLines)

@@ -40,30 +40,35 @@ struct ManifestOptions: ParsableArguments {
     /// What the run reads: the one manifest given, or the rows of a walk over the paths given
     /// (which skips `out` and the cache where they lie inside the tree).
     func input(skipping out: URL?) throws -> ManifestRunner.Input {
-        if inputs.count == 1, let only = inputs.first, Self.isManifest(only) {
+        let loaders = recipe.limits.extraLoaders
+        if inputs.count == 1, let only = inputs.first, Self.isManifest(only, extraLoaders: loaders) {
             try recipe.defaults.checkSingleValues()
             return .manifest(only)
         }
         // A missing path among several is the walker's to name (`isManifest` takes one for a
         // manifest, so that a lone one is the reader's to name).
-        if let manifest = inputs.first(where: { FileManager.default.fileExists(atPath: $0) && Self.isManifest($0) }) {
+        if let manifest = inputs.first(where: {
+            FileManager.default.fileExists(atPath: $0) && Self.isManifest($0, extraLoaders: loaders)
+        }) {
             throw ValidationError("\(manifest) is not an image, a folder or a glob; a manifest must be the only input")
         }
-        let walker = try walk.walker(inputs, skipping: [recipe.cache.directory] + (out.map { [$0] } ?? []))
+        let walker = try walk.walker(inputs, skipping: [recipe.cache.directory] + (out.map { [$0] } ?? []),
+                                     extraLoaders: loaders)
         return .tree(TreeManifest(walker, sizes: recipe.defaults.sizes, formats: recipe.defaults.formats,
                                   defaults: recipe.defaults.values))
     }
 
     /// Whether `argument` names a manifest: standard input, a pipe (bash's `<(...)`), or a
-    /// regular file that does not start like an image (a missing path that is no glob too, so
-    /// that the reader says what is wrong). A pipe is never sniffed: that would take its bytes.
-    static func isManifest(_ argument: String) -> Bool {
+    /// regular file that does not start like an image (a PDF or SVG one of `extraLoaders`
+    /// opens counts as one; a missing path that is no glob too, so that the reader says what is
+    /// wrong). A pipe is never sniffed: that would take its bytes.
+    static func isManifest(_ argument: String, extraLoaders: [String] = []) -> Bool {
         if argument == "-" { return true }
         var info = stat()
         guard stat(argument, &info) == 0 else { return !PathPattern.isGlob(argument) }
         switch info.st_mode & S_IFMT {
         case S_IFDIR: return false
-        case S_IFREG: return !SourceWalker.looksLikeImage(argument)
+        case S_IFREG: return !SourceWalker.looksLikeImage(argument, extraLoaders: extraLoaders)
         default: return true
         }
     }

@@ -9,9 +9,10 @@ struct WalkOptions: ParsableArguments {
     var followLinks = false
 
     /// The walk of `paths` by these options, skipping `folders` (`--out`, the cache) where
-    /// they lie inside the tree; throws exit status 2, naming the path, for a path that is
-    /// neither a file, a folder nor a glob.
-    func walker(_ paths: [String], skipping folders: [URL]) throws -> SourceWalker {
+    /// they lie inside the tree and taking the PDF and SVG files of `extraLoaders`
+    /// (`--enable-loader`); throws exit status 2, naming the path, for a path that is neither a
+    /// file, a folder nor a glob.
+    func walker(_ paths: [String], skipping folders: [URL], extraLoaders: [String] = []) throws -> SourceWalker {
         var inputs: [InputPath] = []
         for path in paths {
             do {
@@ -21,7 +22,8 @@ struct WalkOptions: ParsableArguments {
                 throw ExitStatus.unusable
             }
         }
-        return SourceWalker(inputs, rules: WalkRules(followLinks: followLinks, skipping: folders.map(\.path)))
+        return SourceWalker(inputs, rules: WalkRules(followLinks: followLinks, skipping: folders.map(\.path),
+                                                     extraLoaders: extraLoaders))
     }
 
     /// Says what went wrong in the walk, on standard error; throws exit status 2 if anything

@@ -78,6 +78,7 @@ struct OutputKey: Sendable, Equatable {
         var text = "spec " + spec.identifier + "\ndecode " + strictness.rawValue
         if let outExtension { text += "\nout-ext " + outExtension }
         text += "\nlibvips " + VipsRuntime.version + "\n"
+        if VipsRuntime.drawsVectors { text += "vectors drawn-to-scale\n" }
         recipes.withLock { if $0.count < 1024 { $0[memo] = text } }
         return text
     }

@@ -12,7 +12,8 @@ public struct FoundSource: Sendable, Equatable {
 /// Walks the command line's paths in order, each folder's entries in the byte order of their
 /// names, one file at a time (a tree of any size costs the folders being listed, not a list
 /// of every file). A file is taken when its first bytes are an image's (`FormatSniffer`),
-/// whatever its name; one that cannot be read is taken too, so that the run names it.
+/// whatever its name (a PDF's or an SVG's only when `WalkRules.extraLoaders` has its loader);
+/// one that cannot be read is taken too, so that the run names it.
 /// Hidden names (a leading dot), the folders in `WalkRules.skipped` and, unless
 /// `followLinks`, symbolic links are left alone. Problems (a link loop, a folder that cannot be
 /// listed) are kept in `problems` and the walk goes on past them.
@@ -80,7 +81,8 @@ public final class SourceWalker {
         switch input {
         case .file(let path):
             var info = stat()
-            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, Self.isImage(path) else {
+            guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
+                  Self.isImage(path, extraLoaders: rules.extraLoaders) else {
                 problems.append(.notAnImage(path))
                 return nil
             }
@@ -123,7 +125,7 @@ public final class SourceWalker {
                 guard pattern.matches(relative) else { return nil }
                 glob?.matched = true
             }
-            guard Self.isImage(path) else { return nil }
+            guard Self.isImage(path, extraLoaders: rules.extraLoaders) else { return nil }
             return FoundSource(path: path, directory: folder.relative.joined(separator: "/"))
         default:
             return nil
@@ -191,11 +193,16 @@ public final class SourceWalker {
         }
     }
 
-    /// Whether the file at `path` starts like an image thumbgen reads, or cannot be read (the
-    /// run then names it, rather than the walk losing it).
-    static func isImage(_ path: String) -> Bool {
-        guard let header = FormatSniffer.header(path: path) else { return true }
-        return FormatSniffer.loader(forHeader: header) != nil
+    /// Whether the file at `path` starts like an image thumbgen reads (a PDF or an SVG when
+    /// `extraLoaders` has its loader), or cannot be read (the run then names it, rather than the
+    /// walk losing it).
+    static func isImage(_ path: String, extraLoaders: Set<String>) -> Bool {
+        // The vector sniff needs more bytes: read them only when it may be asked.
+        let length = extraLoaders.isEmpty ? FormatSniffer.headerLength : FormatSniffer.vectorHeaderLength
+        guard let header = FormatSniffer.header(path: path, length: length) else { return true }
+        if FormatSniffer.loader(forHeader: header) != nil { return true }
+        guard !extraLoaders.isEmpty, let vector = FormatSniffer.vectorLoader(forHeader: header) else { return false }
+        return extraLoaders.contains(vector)
     }
 }
 
@@ -206,11 +213,16 @@ public struct WalkRules: Sendable {
     public var followLinks: Bool
     /// The folders never walked into (`--out`, the cache), as canonical paths.
     public var skipped: Set<String>
+    /// The loaders `--enable-loader` switched on: PDF and SVG files, which only `pdfload` and
+    /// `svgload` open, are taken when theirs is among them.
+    public var extraLoaders: Set<String>
 
-    /// Rules that follow links or not and skip `folders` (which need not exist yet).
-    public init(followLinks: Bool = false, skipping folders: [String] = []) {
+    /// Rules that follow links or not, skip `folders` (which need not exist yet) and take the
+    /// files of `extraLoaders` too.
+    public init(followLinks: Bool = false, skipping folders: [String] = [], extraLoaders: [String] = []) {
         self.followLinks = followLinks
         skipped = Set(folders.map(Self.canonical))
+        self.extraLoaders = Set(extraLoaders)
     }
 
     /// `path` made absolute with every link resolved, as far as it exists: a folder made
@@ -233,9 +245,10 @@ public struct WalkRules: Sendable {
 }
 
 extension SourceWalker {
-    /// Whether the file at `path` can be read and starts like an image thumbgen reads (a
-    /// command line's file is an image to walk, not a manifest).
-    public static func looksLikeImage(_ path: String) -> Bool {
-        FormatSniffer.header(path: path).map { FormatSniffer.loader(forHeader: $0) != nil } ?? false
+    /// Whether the file at `path` can be read and starts like an image thumbgen reads, a PDF's
+    /// or an SVG's only when `extraLoaders` has its loader (a command line's file is an image
+    /// to walk, not a manifest).
+    public static func looksLikeImage(_ path: String, extraLoaders: [String] = []) -> Bool {
+        FormatSniffer.header(path: path) != nil && isImage(path, extraLoaders: Set(extraLoaders))
     }
 }

@@ -39,18 +39,43 @@ enum FormatSniffer {
         return nil
     }
 
+    /// How many bytes `vectorLoader(forHeader:)` looks at: libvips' SVG sniffer reads as many.
+    static let vectorHeaderLength = 1000
+
+    /// The loader of a vector format whose libvips sniffer would claim a file starting with
+    /// `bytes` (`pdfload`, `svgload`), by the same rules, in Swift: a PDF has `%PDF` within its
+    /// first 32 bytes; an SVG has `<svg`, in any case, within its first 1,000, after valid
+    /// UTF-8. For the folder walk, which takes such files only when their loader is enabled and
+    /// must not run an untrusted loader's code in the parent to decide (a compressed SVG, which
+    /// libvips' sniffer inflates first, is not taken).
+    static func vectorLoader(forHeader bytes: [UInt8]) -> String? {
+        let pdfMarker = Array("%PDF".utf8)
+        if bytes.count >= 32, (0..<28).contains(where: { bytes[$0..<$0 + 4].elementsEqual(pdfMarker) }) {
+            return "pdfload"
+        }
+        let head = bytes.prefix(vectorHeaderLength)
+        let svgMarker = Array("<svg".utf8)
+        guard head.count >= svgMarker.count else { return nil }
+        func lowered(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }
+        for start in head.startIndex...(head.endIndex - svgMarker.count)
+        where zip(head[start...], svgMarker).allSatisfy({ lowered($0) == $1 }) {
+            return String(validating: head[..<start], as: UTF8.self) != nil ? "svgload" : nil
+        }
+        return nil
+    }
+
     /// The major brands libheif reads (HEIC, HEIF image sequences and AVIF).
     private static let heifBrands: Set<String> = [
         "heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "avif", "avis",
     ]
 
-    /// The first `headerLength` bytes of the file at `path` (fewer for a shorter file); nil
+    /// The first `length` bytes of the file at `path` (fewer for a shorter file); nil
     /// when it cannot be read.
-    static func header(path: String) -> [UInt8]? {
+    static func header(path: String, length: Int = headerLength) -> [UInt8]? {
         let file = open(path, O_RDONLY | O_CLOEXEC)
         guard file >= 0 else { return nil }
         defer { close(file) }
-        var bytes = [UInt8](repeating: 0, count: headerLength)
+        var bytes = [UInt8](repeating: 0, count: length)
         let filled = bytes.withUnsafeMutableBytes { DescriptorIO.readFully(file, into: $0) }
         return Array(bytes.prefix(filled))
     }

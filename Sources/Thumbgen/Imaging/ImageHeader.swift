@@ -8,6 +8,9 @@ public struct ImageHeader: Sendable, Equatable {
     public var orientation: Int
     /// Frames (pages) in the file: more than one for an animation or a multi-page TIFF.
     public var frames = 1
+    /// The page (frame, image) of the file the header describes, counted from 1: its size is
+    /// that page's.
+    public var page = 1
     /// Whether the pixels are sRGB or grey already, so need no colour conversion (not CMYK,
     /// Lab, scRGB, ...).
     public var isSRGBOrGrey = true

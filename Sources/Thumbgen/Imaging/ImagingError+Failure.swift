@@ -13,6 +13,9 @@ extension ThumbnailFailure {
             return ThumbnailFailure(.timeout, "\(src): \(error)")
         case .overBudget:
             return ThumbnailFailure(.overBudget, "\(src): \(error)")
+        case .pageOutOfRange:
+            // The row asks for what the source lacks, as a bad cell does.
+            return ThumbnailFailure(.invalidRow, "\(src): \(error)")
         }
     }
 }

@@ -11,6 +11,8 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
     /// The encoded output is `bytes` long, over its `limit`, at the lowest quality tried
     /// (`quality`; nil for a format without one).
     case overBudget(bytes: Int, limit: Int, quality: Int?)
+    /// The row asked for page `page` (counted from 1) of a source with only `pages`.
+    case pageOutOfRange(page: Int, pages: Int)
 
     /// A readable one-line account of the error.
     public var description: String {
@@ -26,6 +28,8 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
         case .overBudget(let bytes, let limit, let quality):
             let at = quality.map { " even at quality \($0) (--min-quality)" } ?? " (its format has no quality to lower)"
             return "the output is \(bytes) bytes\(at), over its max_output_bytes of \(limit)"
+        case .pageOutOfRange(let page, let pages):
+            return "page \(page) is past the end: the source has \(pages) page\(pages == 1 ? "" : "s") (column page)"
         }
     }
 }

@@ -21,7 +21,7 @@ enum PassThrough {
                         plan: ThumbnailGeometry) -> Bool {
         guard header.format == format, spec.quality(for: format) == nil, spec.encoding.isDefault(for: format),
               spec.maxOutputBytes == nil, spec.reorientation.isIdentity, spec.sharpening == nil, spec.trimThreshold == nil,
-              spec.colour == .srgb, spec.keep.isNone,
+              spec.colour == .srgb, spec.keep.isNone, spec.page == 1,
               header.orientation == 1,
               header.frames == 1, !header.hasICCProfile, header.isEightBit, header.isSRGBOrGrey
         else { return false }

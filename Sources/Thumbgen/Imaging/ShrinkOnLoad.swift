@@ -1,5 +1,6 @@
 /// Chooses how much a loader may shrink while decoding, given the largest scale any output
-/// needs (`ThumbnailGeometry.requiredScale`) and the row's `ShrinkOnLoadMode`.
+/// needs (`ThumbnailGeometry.requiredScale`) and the row's `ShrinkOnLoadMode`, and the density a
+/// vector source (PDF, SVG) is drawn at.
 ///
 /// `vips_thumbnail` leaves JPEG at least a factor of two for the final resample: libjpeg's DCT
 /// scaling filters less well than the kernel, and the kernel cleans up after it. How much of
@@ -26,6 +27,19 @@ enum ShrinkOnLoad {
         min(1, max(requiredScale, 1e-4))
     }
 
+    /// The scale a PDF or SVG is drawn at, against its size at 72 dpi: exactly the scale its
+    /// largest output needs, above 1 too (an `upscale` row), so that the resize after has
+    /// almost nothing left to do. Drawing from the vector costs no detail at any scale, so it
+    /// needs no headroom (as `vips_thumbnail` does); the bounds are libvips'.
+    static func vectorScale(requiredScale: Double) -> Double {
+        min(max(requiredScale, 0.001), 100_000)
+    }
+
+    /// Whether `loader` draws a vector source (`vectorScale`) rather than decoding pixels.
+    static func drawsVector(_ loader: String) -> Bool {
+        loader == "pdfload" || loader == "svgload"
+    }
+
     /// Whether a HEIF's embedded thumbnail, `thumbnailScale` of the primary image's size, is
     /// big enough for `requiredScale`. It is a properly downsampled image already, so unlike
     /// JPEG's DCT scaling it needs no headroom (as `vips_thumbnail` does).
@@ -47,6 +61,7 @@ enum ShrinkOnLoad {
                 ? heifThumbnailScale ?? 1 : 1
         case "jpegload": return 1 / Double(jpegFactor(requiredScale: requiredScale, mode: mode))
         case "webpload": return webpScale(requiredScale: requiredScale)
+        case "pdfload", "svgload": return vectorScale(requiredScale: requiredScale)
         default: return 1
         }
     }

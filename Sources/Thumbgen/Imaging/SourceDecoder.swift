@@ -27,15 +27,45 @@ struct SourceDecoder: Sendable {
         var jpegCoefficients: SharedDecode<JPEGCoefficients>?
     }
 
-    /// Reads a file's header, sniffing its format by content; fails when one frame is over the
-    /// pixel limit.
-    func open(path: String) throws(ImagingError) -> OpenedSource {
+    /// A file sniffed and its first page opened, from which any of its pages is opened
+    /// (`open(page:of:)`).
+    struct SniffedSource: @unchecked Sendable {
+        let path: String
+        let loader: String
+        /// The first page, as the loader opens it without being asked for one.
+        let image: VipsImageRef
+    }
+
+    /// Reads a file's header, sniffing its format by content; `page` (counted from 1) chooses
+    /// the page or image of a multi-page file, whose header it is. Fails when that page is past
+    /// the end or over the pixel limit.
+    func open(path: String, page: Int = 1) throws(ImagingError) -> OpenedSource {
+        try open(page: page, of: sniff(path: path))
+    }
+
+    /// Sniffs the file's format by content and opens its first page.
+    func sniff(path: String) throws(ImagingError) -> SniffedSource {
         let (loader, image) = try openImage(path: path)
-        let header = header(of: image)
+        return SniffedSource(path: path, loader: loader, image: image)
+    }
+
+    /// Reads the header of page `page` (counted from 1) of `source`; fails when the source has
+    /// fewer pages or that page is over the pixel limit.
+    func open(page: Int, of source: SniffedSource) throws(ImagingError) -> OpenedSource {
+        let path = source.path
+        var image = source.image
+        if page != 1 {
+            let pages = max(1, image.pageCount)
+            guard page <= pages else { throw .pageOutOfRange(page: page, pages: pages) }
+            image = try VipsImageRef.load(source.loader, path: path, access: .sequential,
+                                          strictness: limits.strictness, page: page)
+        }
+        var header = header(of: image)
+        header.page = page
         try checkPixels(header, frames: 1)
-        var opened = OpenedSource(path: path, loader: loader, image: image, header: header)
+        var opened = OpenedSource(path: path, loader: source.loader, image: image, header: header)
         if header.loader == "heifload",
-           let width = VipsImageRef.heifThumbnailWidth(path: path, strictness: limits.strictness),
+           let width = VipsImageRef.heifThumbnailWidth(path: path, page: page, strictness: limits.strictness),
            width < image.width {
             opened.heifThumbnailScale = Double(width) / Double(image.width)
         }
@@ -45,9 +75,10 @@ struct SourceDecoder: Sendable {
         return opened
     }
 
-    /// Whether `header`'s frames can be kept: an animated GIF or WebP, upright.
+    /// Whether `header`'s frames can be kept: an animated GIF or WebP, upright, from its first
+    /// frame (a row that asks for another `page` asks for that one frame).
     static func canAnimate(_ header: ImageHeader) -> Bool {
-        header.frames > 1 && header.orientation == 1
+        header.frames > 1 && header.orientation == 1 && header.page == 1
             && (header.loader == "gifload" || header.loader == "webpload")
     }
 
@@ -72,6 +103,7 @@ struct SourceDecoder: Sendable {
         let reopen = access != .sequential || allFrames
         var image = source.image
         var isInMemory = false
+        let page = header.page
         switch header.loader {
         case "jpegload":
             let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale, mode: shrinkOnLoad)
@@ -91,16 +123,24 @@ struct SourceDecoder: Sendable {
                 image = try planes.image(at: scale, like: source.image)
                 isInMemory = true
             } else if scale < 1 || reopen {
-                image = try VipsImageRef.loadWebP(path: path, scale: scale, allFrames: allFrames,
+                image = try VipsImageRef.loadWebP(path: path, scale: scale, allFrames: allFrames, page: page,
                                                   access: access, strictness: strictness)
             }
         case "heifload" where ShrinkOnLoad.heifUsesThumbnail(
             requiredScale: requiredScale, thumbnailScale: source.heifThumbnailScale):
-            image = try VipsImageRef.loadHEIFThumbnail(path: path, access: access, strictness: strictness)
+            image = try VipsImageRef.loadHEIFThumbnail(path: path, page: page, access: access, strictness: strictness)
+        case let loader where ShrinkOnLoad.drawsVector(loader):
+            // Drawn at the density the outputs need: at 1, the page opened already serves.
+            let scale = ShrinkOnLoad.vectorScale(requiredScale: requiredScale)
+            if scale != 1 || reopen {
+                try checkDrawnPixels(header, scale: scale)
+                image = try VipsImageRef.loadVector(loader, path: path, page: page, scale: scale,
+                                                    access: access, strictness: strictness)
+            }
         default:
             if reopen {
                 image = try VipsImageRef.load(source.loader, path: path, access: access,
-                                              strictness: strictness, allFrames: allFrames)
+                                              strictness: strictness, allFrames: allFrames, page: page)
             }
         }
         if header.orientation != 1 {
@@ -110,14 +150,14 @@ struct SourceDecoder: Sendable {
                             isInMemory: isInMemory, path: path)
     }
 
-    /// The error a full read of the file's pixels meets, or nil when they decode. Used after a
+    /// The error a full read of the pixels of the file's page `page` meets, or nil when they decode. Used after a
     /// failed encode: libvips decodes lazily, so a broken source only shows up there, and its
     /// process-wide error text cannot say which row's image failed when several fail at once.
     /// `watch` bounds the read and stops it when the run is cancelled.
-    func decodeError(path: String, watch: StageWatch) -> ImagingError? {
+    func decodeError(path: String, page: Int = 1, watch: StageWatch) -> ImagingError? {
         do {
             // Full size: shrink-on-load of extreme shapes (3×62728) trips libvips assertions.
-            let decoded = try decode(open(path: path), requiredScale: 1, shrinkOnLoad: .exact)
+            let decoded = try decode(open(path: path, page: page), requiredScale: 1, shrinkOnLoad: .exact)
             // A private copy to kill: the file was opened afresh, but the rule stays simple.
             let own = try decoded.image.copied()
             watch.enter("decode", evaluating: own)
@@ -133,6 +173,16 @@ struct SourceDecoder: Sendable {
         guard pixels <= limits.maxPixels else {
             let frameText = frames > 1 ? " × \(frames) frames" : ""
             throw .overLimit(reason: "\(header.orientedWidth)×\(header.orientedHeight)\(frameText) "
+                             + "is over the limit of \(limits.maxPixels) pixels (--max-pixels)")
+        }
+    }
+
+    /// A vector drawn at `scale` (above 1 for an `upscale` row) makes more pixels than its
+    /// header says: those are held to the pixel limit too.
+    private func checkDrawnPixels(_ header: ImageHeader, scale: Double) throws(ImagingError) {
+        let pixels = (Double(header.orientedWidth) * scale).rounded() * (Double(header.orientedHeight) * scale).rounded()
+        guard pixels <= Double(limits.maxPixels) else {
+            throw .overLimit(reason: "drawing \(header.orientedWidth)×\(header.orientedHeight) at \(scale.formatted())× "
                              + "is over the limit of \(limits.maxPixels) pixels (--max-pixels)")
         }
     }

@@ -2,39 +2,51 @@ import Foundation
 
 /// Opening the source and decoding it once per group of rows that decode alike.
 extension SourceRender {
-    /// What decodes alike: the loader's shrink and whether every frame is loaded.
+    /// What decodes alike: the page, the loader's shrink (a vector's density) and whether every
+    /// frame is loaded.
     private struct DecodeKey: Hashable {
+        var page: Int
         var scale: Double
         var allFrames: Bool
     }
 
     /// Opens the file, lays out each of the `open` rows, and decodes once per group of rows
-    /// whose shrink-on-load (and wish for every frame) agrees, usually one group, so that no
-    /// row's pixels depend on which other rows shared the decode. The file is opened once: at
-    /// most one group (the one that loads at full size) reads the opened image itself; the
-    /// others load again with their own settings, except a still lossy WebP's groups up to
-    /// half size, each made in memory from one decode of its planes, and a JPEG's groups at two
-    /// or more DCT scales, each made in memory from one read of its coefficients. Throws only
-    /// what ends every row: a source that cannot be opened, a refused decode, or a timeout.
+    /// whose page, shrink-on-load (and wish for every frame) agree, usually one group, so that
+    /// no row's pixels depend on which other rows shared the decode. The file is opened once,
+    /// and once more for each other page a row asks for (`openPages`): at most one group of a
+    /// page (the one that loads at full size) reads the opened image itself; the others load
+    /// again with their own settings, except a still lossy WebP's groups up to half size, each
+    /// made in memory from one decode of its planes, and a JPEG's groups at two or more DCT
+    /// scales, each made in memory from one read of its coefficients. Throws only what ends
+    /// every row: a source that cannot be opened, a refused decode, or a timeout (a page the
+    /// source lacks fails only the rows that ask for it).
     /// The rows come back in the order to render them: a group's rows together, so that a
     /// group's lazy pixels can be let go before the next group's are made.
     func prepare(_ path: String, rows: [Row], open: [Int], listener: Listener,
                  watch: StageWatch) throws(ImagingError) -> [(Int, Result<PreparedRow, ThumbnailFailure>)] {
         listener.stage(.open, nil)
-        var opened = try decoder.open(path: path)
-        watch.enter("decode")
-        let header = opened.header
-        // `focus=auto` rows take the focal point the file carries, read once.
-        let rows = try resolvingTrim(Self.resolvingFocus(rows, in: opened), in: opened)
-        var size = stat()
-        let facts = Facts(bytes: stat(path, &size) == 0 ? Int64(size.st_size) : 0,
-                          width: header.orientedWidth, height: header.orientedHeight,
-                          format: header.loader.replacingOccurrences(of: "load", with: ""), frames: header.frames)
         var prepared: [(Int, Result<PreparedRow, ThumbnailFailure>)] = []
-        var plans: [Int: ThumbnailGeometry] = [:]
+        var pages = try openPages(path, rows: rows, open: open, failures: &prepared)
+        watch.enter("decode")
+        // `focus=auto` rows take the focal point the file carries, read once a page.
+        let rows = try resolvingTrim(Self.resolvingFocus(rows, in: pages), in: pages)
+        var size = stat()
+        let bytes = stat(path, &size) == 0 ? Int64(size.st_size) : 0
+        // The rows whose page opened go on (the others are failed), each with its page's header.
+        var headers: [Int: ImageHeader] = [:]
         for index in open {
-            let plan = ThumbnailGeometry(sourceWidth: header.orientedWidth, sourceHeight: header.orientedHeight,
-                                         spec: rows[index].spec)
+            headers[index] = pages[rows[index].spec.page]?.header
+        }
+        let opening = open.filter { headers[$0] != nil }
+        func header(_ index: Int) -> ImageHeader { headers[index] ?? Self.noHeader }
+        var plans: [Int: ThumbnailGeometry] = [:]
+        for index in opening {
+            // A drawing has no pixels to enlarge: it is drawn at the size its box asks for,
+            // as `vips_thumbnail` draws one, `upscale` or not.
+            var layout = rows[index].spec
+            if ShrinkOnLoad.drawsVector(header(index).loader) { layout.upscale = true }
+            let plan = ThumbnailGeometry(sourceWidth: header(index).orientedWidth, sourceHeight: header(index).orientedHeight,
+                                         spec: layout)
             if let failure = outputSizeFailure(plan, src: rows[index].sourceText) {
                 prepared.append((index, .failure(failure)))
             } else {
@@ -46,14 +58,14 @@ extension SourceRender {
         var formats: [Int: OutputFormat] = [:], passes: Set<Int> = []
         for index in open where plans[index] != nil {
             let format = FormatResolver.resolve(rows[index].spec.format, outTemplate: rows[index].outTemplate,
-                                                source: header.format)
+                                                source: header(index).format)
             if let refusal = rows[index].spec.metadataRefusal(writing: format) {
                 prepared.append((index, .failure(ThumbnailFailure(.invalidRow, "\(rows[index].sourceText): \(refusal.message)"))))
                 plans[index] = nil
                 continue
             }
             formats[index] = format
-            if let plan = plans[index], PassThrough.applies(header, spec: rows[index].spec, format: format, plan: plan) {
+            if let plan = plans[index], PassThrough.applies(header(index), spec: rows[index].spec, format: format, plan: plan) {
                 passes.insert(index)
             }
         }
@@ -61,7 +73,7 @@ extension SourceRender {
         func scale(_ index: Int) -> Double { plans[index]?.requiredScale ?? 1 }
         func format(_ index: Int) -> OutputFormat { formats[index] ?? .jpeg }
         func allFrames(_ index: Int) -> Bool {
-            rows[index].spec.animated && SourceDecoder.canAnimate(header) && format(index).canAnimate
+            rows[index].spec.animated && SourceDecoder.canAnimate(header(index)) && format(index).canAnimate
         }
         func passesThrough(_ index: Int) -> Bool { passes.contains(index) }
         // Rows that render alike (`SharedScale.Key`: a size in several formats) share their
@@ -72,22 +84,31 @@ extension SourceRender {
             return ThumbnailRenderer.scaleKey(decoded, spec: rows[index].spec, plan: plan, format: format(index))
         }
         let groups = Dictionary(grouping: accepted) {
-            DecodeKey(scale: ShrinkOnLoad.loadedScale(loader: header.loader, requiredScale: scale($0),
+            DecodeKey(page: rows[$0].spec.page,
+                      scale: ShrinkOnLoad.loadedScale(loader: header($0).loader, requiredScale: scale($0),
                                                       mode: rows[$0].spec.shrinkOnLoad,
-                                                      heifThumbnailScale: opened.heifThumbnailScale),
+                                                      heifThumbnailScale: pages[rows[$0].spec.page]?.heifThumbnailScale),
                       allFrames: allFrames($0))
         }
-        let decodes = groups.keys.map { (scale: $0.scale, allFrames: $0.allFrames) }
-        if JPEGCoefficients.areShared(loader: header.loader, groups: decodes) {
-            opened.jpegCoefficients = SharedDecode { JPEGCoefficients.read(path: path) }
+        // The largest page's decodes are what the budget admits: pages decode one after another.
+        var estimate: DecodeEstimate?
+        for (page, opened) in pages {
+            let decodes = groups.keys.filter { $0.page == page }.map { (scale: $0.scale, allFrames: $0.allFrames) }
+            if JPEGCoefficients.areShared(loader: opened.header.loader, groups: decodes) {
+                pages[page]?.jpegCoefficients = SharedDecode { JPEGCoefficients.read(path: path) }
+            }
+            let pageEstimate = DecodeEstimate.of(opened.header, groups: decodes)
+            if pageEstimate.bytes >= estimate?.bytes ?? 0 { estimate = pageEstimate }
         }
-        try listener.admit(DecodeEstimate.of(header, groups: decodes))
+        if let estimate { try listener.admit(estimate) }
         listener.stage(.decode, nil)
         // Every frame of an animation held in memory for sharing would cost frames × width ×
         // height × bands bytes (192 MB for 400 frames of 400×300); decoding it again per row
         // streams in constant memory, and GIF and WebP decode fast.
         let shares = groups.flatMap { key, group in key.allFrames ? group.map { [$0] } : [group] }
         for group in shares.sorted(by: { $0[0] < $1[0] }) {
+            guard let opened = pages[rows[group[0]].spec.page] else { continue }
+            let facts = Self.facts(of: opened.header, bytes: bytes)
             // The row that needs the most pixels decides, by its own mode: every row of the
             // group loads at the same scale, so that row's choice is each row's choice.
             let largest = group.max { scale($0) < scale($1) } ?? group[0]
@@ -101,7 +122,7 @@ extension SourceRender {
                                 })
             if case .success(let decoded) = result, !decoded.isInMemory,
                let first = group.first(where: passesThrough), let path = decoded.path,
-               let error = decoder.decodeError(path: path, watch: watch) {
+               let error = decoder.decodeError(path: path, page: opened.header.page, watch: watch) {
                 // The bytes go out as they are, so they must decode cleanly: lazy pixels are
                 // read through here, where a broken source is a decode failure (pixels in
                 // memory were read whole already).
@@ -126,7 +147,8 @@ extension SourceRender {
             for index in group {
                 guard let plan = plans[index] else { continue }
                 let spec = rows[index].spec
-                let same = SameOutput(geometry: plan, format: format(index), gravity: spec.gravity, focus: spec.focus,
+                let same = SameOutput(page: spec.page, geometry: plan, format: format(index), gravity: spec.gravity,
+                                      focus: spec.focus,
                                       reorientation: spec.reorientation, sharpening: spec.sharpening,
                                       colour: spec.colour, keep: spec.keep,
                                       kernel: spec.kernel,
@@ -144,9 +166,14 @@ extension SourceRender {
         return prepared
     }
 
+    /// What `header` gives a row whose page did not open; never read, as only rows whose page
+    /// opened are asked about.
+    private static let noHeader = ImageHeader(loader: "none", orientedWidth: 1, orientedHeight: 1, orientation: 1)
+
     /// Everything that decides a row's bytes once its decode is chosen: rows of one decode
     /// with equal values write the same bytes.
     private struct SameOutput: Hashable {
+        var page: Int
         var geometry: ThumbnailGeometry
         var format: OutputFormat
         var gravity: Gravity
@@ -163,30 +190,50 @@ extension SourceRender {
         var passesThrough: Bool
     }
 
-    /// `rows` with the focal point `opened` carries (`FocusFinder`) given to those whose `focus`
-    /// is `auto`; a file without one leaves them at their gravity.
-    static func resolvingFocus(_ rows: [Row], in opened: SourceDecoder.OpenedSource) -> [Row] {
+    /// `rows` with the focal point their page carries (`FocusFinder`) given to those whose
+    /// `focus` is `auto`; a page without one leaves them at their gravity.
+    static func resolvingFocus(_ rows: [Row], in pages: [Int: SourceDecoder.OpenedSource]) -> [Row] {
         guard rows.contains(where: { $0.spec.focusFromFile }) else { return rows }
-        let image = opened.image
-        let found = FocusFinder.focus(xmp: image.xmpPacket, subjectArea: image.exifText("exif-ifd2-SubjectArea"),
-                                      storedWidth: image.width, storedHeight: image.pageHeight,
-                                      orientation: opened.header.orientation)
+        var found: [Int: FocusPoint?] = [:]
+        for (page, opened) in pages where rows.contains(where: { $0.spec.focusFromFile && $0.spec.page == page }) {
+            let image = opened.image
+            found.updateValue(FocusFinder.focus(xmp: image.xmpPacket, subjectArea: image.exifText("exif-ifd2-SubjectArea"),
+                                                storedWidth: image.width, storedHeight: image.pageHeight,
+                                                orientation: opened.header.orientation), forKey: page)
+        }
         return rows.map { row in
-            guard row.spec.focusFromFile else { return row }
+            guard row.spec.focusFromFile, let focus = found[row.spec.page] else { return row }
             var row = row
-            row.spec.focus = found
+            row.spec.focus = focus
             return row
         }
     }
 
-    /// `rows` with each `trim` row's borders cut: its `crop` becomes the box of the upright source
+    /// `rows` with each `trim` row's borders cut: its `crop` becomes the box of its upright page
     /// that differs from the top-left pixel by more than its threshold (within its own `crop`, if
-    /// it has one). Finding the box decodes the source whole once more, for the trimmed rows only.
-    func resolvingTrim(_ rows: [Row], in opened: SourceDecoder.OpenedSource) throws(ImagingError) -> [Row] {
-        let thresholds = Set(rows.compactMap(\.spec.trimThreshold))
-        guard !thresholds.isEmpty else { return rows }
+    /// it has one). Finding the box decodes the page whole once more, for the trimmed rows only.
+    func resolvingTrim(_ rows: [Row], in pages: [Int: SourceDecoder.OpenedSource]) throws(ImagingError) -> [Row] {
+        var boxes: [Int: [Double: CropRect]] = [:]
+        for (page, opened) in pages {
+            let thresholds = Set(rows.filter { $0.spec.page == page }.compactMap(\.spec.trimThreshold))
+            guard !thresholds.isEmpty else { continue }
+            boxes[page] = try trimBoxes(thresholds, in: opened)
+        }
+        guard !boxes.isEmpty else { return rows }
+        return rows.map { row in
+            guard let threshold = row.spec.trimThreshold, let box = boxes[row.spec.page]?[threshold] else { return row }
+            var row = row
+            row.spec.crop = row.spec.crop.map { Self.intersection($0, box) ?? $0 } ?? box
+            return row
+        }
+    }
+
+    /// The box each of `thresholds` trims `opened`'s page to, as fractions of it; a threshold
+    /// that trims nothing has none.
+    private func trimBoxes(_ thresholds: Set<Double>, in opened: SourceDecoder.OpenedSource)
+        throws(ImagingError) -> [Double: CropRect] {
         let upright = try VipsImageRef.load(opened.loader, path: opened.path, access: .random,
-                                            strictness: decoder.limits.strictness).autorotated()
+                                            strictness: decoder.limits.strictness, page: opened.header.page).autorotated()
         let width = Double(upright.width), height = Double(opened.header.orientedHeight)
         let frame = upright.height > opened.header.orientedHeight
             ? try upright.extractArea(x: 0, y: 0, width: upright.width, height: opened.header.orientedHeight) : upright
@@ -197,12 +244,7 @@ extension SourceRender {
                                             width: Double(box.width) / width, height: Double(box.height) / height)
             }
         }
-        return rows.map { row in
-            guard let threshold = row.spec.trimThreshold, let box = boxes[threshold] else { return row }
-            var row = row
-            row.spec.crop = row.spec.crop.map { Self.intersection($0, box) ?? $0 } ?? box
-            return row
-        }
+        return boxes
     }
 
     /// Where two crop rectangles overlap; nil when they do not.
@@ -242,7 +284,8 @@ extension SourceRender {
                 // Lazy pixels fail in the render when the source is broken; the render then
                 // asks this whether the source is at fault, by reading it again on its own.
                 let decoder = decoder
-                decoded.faultCheck = { watch in decoder.decodeError(path: path, watch: watch) }
+                let page = opened.header.page
+                decoded.faultCheck = { watch in decoder.decodeError(path: path, page: page, watch: watch) }
             }
             return .success(decoded)
         } catch {

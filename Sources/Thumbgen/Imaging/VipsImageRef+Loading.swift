@@ -12,12 +12,16 @@ extension VipsImageRef {
     }
 
     /// Opens `path` with the loader named `loader` (`jpegload`, `pngload`, ...); with
-    /// `allFrames`, every page, stacked top to bottom. A failure is reported under `loader`.
+    /// `allFrames`, every page, stacked top to bottom; else page `page` (counted from 1; only a
+    /// loader of multi-page files takes one other than the first). A failure is reported under
+    /// `loader`.
     static func load(_ loader: String, path: String, access: Access, strictness: DecodeStrictness,
-                     allFrames: Bool = false) throws(ImagingError) -> VipsImageRef
+                     allFrames: Bool = false, page: Int = 1) throws(ImagingError) -> VipsImageRef
     {
         let accessCode = access.vipsCode, failCode = strictness.vipsCode
+        // The first page is opened without naming it: most loaders have no `page` to name.
         let pointer = allFrames ? tg_load_with_all_pages(loader, path, accessCode, failCode)
+            : page != 1 ? tg_load_page(loader, path, accessCode, failCode, Int32(page - 1))
             : tg_load_with(loader, path, accessCode, failCode)
         guard let pointer else {
             throw .libvips(operation: loader, message: VipsErrorBuffer.take())
@@ -38,13 +42,26 @@ extension VipsImageRef {
     }
 
     /// Opens a WebP decoded straight to `scale` (in (0, 1]) of its size; with `allFrames`, every
-    /// frame, stacked top to bottom.
-    static func loadWebP(path: String, scale: Double, allFrames: Bool, access: Access,
+    /// frame, stacked top to bottom; else frame `page` (counted from 1).
+    static func loadWebP(path: String, scale: Double, allFrames: Bool, page: Int = 1, access: Access,
                          strictness: DecodeStrictness) throws(ImagingError) -> VipsImageRef
     {
         let accessCode = access.vipsCode, failCode = strictness.vipsCode
+        let first = allFrames ? 0 : Int32(page - 1)
         return try make("webpload") {
-            tg_webpload_scale(path, $0, accessCode, failCode, scale, allFrames ? -1 : 1)
+            tg_webpload_scale(path, $0, accessCode, failCode, scale, first, allFrames ? -1 : 1)
+        }
+    }
+
+    /// Opens a PDF's page `page` (counted from 1) or an SVG (`loader` `pdfload` or `svgload`),
+    /// drawn at `scale` times its size at 72 dpi: from the vector, at the density asked for.
+    static func loadVector(_ loader: String, path: String, page: Int, scale: Double, access: Access,
+                           strictness: DecodeStrictness) throws(ImagingError) -> VipsImageRef
+    {
+        let accessCode = access.vipsCode, failCode = strictness.vipsCode
+        return try make(loader) {
+            loader == "pdfload" ? tg_pdfload_scale(path, $0, accessCode, failCode, Int32(page - 1), scale)
+                : tg_svgload_scale(path, $0, accessCode, failCode, scale)
         }
     }
 
@@ -71,24 +88,25 @@ extension VipsImageRef {
         return VipsImageRef(owning: pointer)
     }
 
-    /// Opens a HEIF's embedded thumbnail (its primary image when it has none).
-    static func loadHEIFThumbnail(path: String, access: Access, strictness: DecodeStrictness)
+    /// Opens the embedded thumbnail of a HEIF's image `page` (counted from 1; the image itself
+    /// when it has none).
+    static func loadHEIFThumbnail(path: String, page: Int = 1, access: Access, strictness: DecodeStrictness)
         throws(ImagingError) -> VipsImageRef
     {
-        guard let pointer = tg_heifload_thumbnail(path, access.vipsCode, strictness.vipsCode) else {
+        guard let pointer = tg_heifload_thumbnail(path, access.vipsCode, strictness.vipsCode, Int32(page - 1)) else {
             throw .libvips(operation: "heifload", message: VipsErrorBuffer.take())
         }
         tg_own_blobs(pointer)
         return VipsImageRef(owning: pointer)
     }
 
-    /// The width of what `loadHEIFThumbnail` opens, read from its header; nil when it cannot be
+    /// The width of what `loadHEIFThumbnail` opens for `page`, read from its header; nil when it cannot be
     /// opened, whose error text is dropped: a missing thumbnail is no failure of the row.
-    static func heifThumbnailWidth(path: String, strictness: DecodeStrictness) -> Int? {
+    static func heifThumbnailWidth(path: String, page: Int = 1, strictness: DecodeStrictness) -> Int? {
         // A bare pointer rather than an owner: only the header is read before the image is
         // dropped, and a loader compiles no vector code, so the unref needs no VipsGraphLock.
         guard let thumbnail = tg_heifload_thumbnail(path, Access.sequential.vipsCode,
-                                                    strictness.vipsCode) else {
+                                                    strictness.vipsCode, Int32(page - 1)) else {
             vips_error_clear()
             return nil
         }

@@ -67,6 +67,14 @@ public enum VipsRuntime {
     /// The loaders switched on by `--enable-loader`, on top of `enabledLoaders`, by nickname.
     private static let extraLoaderNicknames = Mutex<[String]>([])
 
+    /// Whether `--enable-loader` switched on a vector loader (`pdfload`, `svgload`). Output keys
+    /// made with one say so: such outputs are drawn at the scale they need (`page`, issue 31),
+    /// where earlier versions drew them at 72 dpi and resized, and an output cached then must
+    /// not be served for one drawn now.
+    public static var drawsVectors: Bool {
+        extraLoaderNicknames.withLock { $0.contains { $0.hasPrefix("pdfload") || $0.hasPrefix("svgload") } }
+    }
+
     /// Starts libvips if it has not started; safe to call from any thread, any number of times.
     /// `extraLoaders` (libvips nicknames such as `svgload`) are enabled as well, for good.
     public static func start(extraLoaders: [String] = []) throws(ImagingError) {

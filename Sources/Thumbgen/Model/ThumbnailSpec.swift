@@ -47,6 +47,9 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
     public var maxOutputBytes: Int?
     /// How far a JPEG source may shrink while it decodes (column `shrink_on_load`).
     public var shrinkOnLoad: ShrinkOnLoadMode = .balanced
+    /// Which page or image of a multi-page source (PDF, TIFF, HEIF) the output shows, counted
+    /// from 1 as a PDF viewer counts (`page`).
+    public var page = 1
 
     /// Makes the default spec: `inside`, no box, `center`, `lanczos3`, `auto`, white background.
     public init() {}
@@ -79,6 +82,7 @@ public struct ThumbnailSpec: Sendable, Equatable, Hashable, Codable {
         if let trimThreshold { parts.append("trim=\(trimThreshold)") }
         if colour != .srgb { parts.append("colour=\(colour.rawValue)") }
         if !keep.isNone { parts.append("keep=\(keep.identifier)") }
+        if page != 1 { parts.append("page=\(page)") }
         return parts.joined(separator: ";")
     }
 

@@ -6,6 +6,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case background, priority, maxAge = "max_age", id, animated, dir, shrinkOnLoad = "shrink_on_load"
     case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample", focus
     case rotate, flip, sharpen, trim, colour, keep
+    case page
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -65,8 +66,13 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .trim: 26
         case .colour: 27
         case .keep: 28
+        case .page: 29
         }
     }
+
+    /// One more than the largest `ordinal`: the length of an array indexed by ordinals (some
+    /// ordinals may be unused).
+    static let ordinalCount = (allCases.map(\.ordinal).max() ?? 0) + 1
 
     /// The known column names, for error messages.
     public static var knownNames: String {

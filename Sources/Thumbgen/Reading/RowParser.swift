@@ -38,7 +38,7 @@ public struct RowParser: Sendable {
 
     /// `values` as an array indexed by `ManifestColumn.ordinal`.
     private static func cells(_ values: [ManifestColumn: String]) -> [String?] {
-        var cells = [String?](repeating: nil, count: ManifestColumn.allCases.count)
+        var cells = [String?](repeating: nil, count: ManifestColumn.ordinalCount)
         for (column, value) in values { cells[column.ordinal] = value }
         return cells
     }
@@ -155,6 +155,13 @@ public struct RowParser: Sendable {
             }
             spec.reorientation.mirrorsAcross = letters.contains("h")
             spec.reorientation.mirrorsDown = letters.contains("v")
+        }
+        if let text = value(.page)?.trimmingWhitespace, !text.isEmpty {
+            // libvips counts pages from 0 and takes at most 100,000; a row counts from 1.
+            guard let page = Int(text), (1...100_000).contains(page) else {
+                throw fail(.page, "must be a page number from 1 (the first page or image) to 100000")
+            }
+            spec.page = page
         }
         func flag(_ column: ManifestColumn) throws(RowError) -> Bool {
             switch value(column)?.trimmingWhitespace.lowercased() {
