@@ -278,6 +278,11 @@ static inline int tg_sharpen(VipsImage *in, VipsImage **out, double sigma) {
     return vips_sharpen(in, out, "sigma", sigma, "m1", 1.0, "m2", 2.0, "x1", 2.0, "y2", 10.0, "y3", 20.0, NULL);
 }
 
+/// Band `band` of `in`, alone.
+static inline int tg_extract_band(VipsImage *in, VipsImage **out, int band) {
+    return vips_extract_band(in, out, band, NULL);
+}
+
 /// The box inside `in` whose pixels differ from its top-left pixel's by more than `threshold`
 /// (sharp's `trim()`): an image with alpha is flattened on that colour first.
 static inline int tg_find_trim(VipsImage *in, int *left, int *top, int *width, int *height, double threshold) {

@@ -50,4 +50,17 @@ struct TrimTests {
         let bad = try await space.run(manifest: CSV.manifest(["src", "out", "trim"], [["bands.png", "x.png", "300"]]))
         #expect(bad.status == 1 && bad.report?.row(2)?.error?.message.contains("trim") == true)
     }
+
+    @Test("With alpha, a shape whose colour is the corner's is found by its opacity, as sharp's trim")
+    func trimsByAlpha() async throws {
+        let space = try Workspace("trim-alpha")
+        // A white square on a transparent white ground: flattened, every pixel is white.
+        try space.fixture(RawImage(width: 300, height: 200, alpha: true) { x, y in
+            (100..<200).contains(x) && (50..<150).contains(y) ? .white : Colour(r: 255, g: 255, b: 255, a: 0)
+        }, "shape.png")
+        let run = try await space.run(manifest: CSV.manifest(["src", "out", "trim"], [["shape.png", "shape.png", "10"]]))
+        #expect(run.status == 0, "\(run.result.stderr)")
+        #expect(run.report?.rows.first?.crop == Report.Crop(x: 100, y: 50, width: 100, height: 100))
+        #expect(try space.pixels("shape.png").width == 100)
+    }
 }

@@ -127,13 +127,27 @@ extension VipsImageRef {
     }
 
     /// The box of pixels that differ from the top-left one by more than `threshold` (left, top,
-    /// width, height); nil when every pixel is alike.
+    /// width, height); nil when every pixel is alike. With alpha, as sharp's `trim()`: the box
+    /// of the colours (flattened on the corner's) joined with the box of the alpha band's own
+    /// differences, so that a shape on a transparent ground is found even where its colours
+    /// match the corner's.
     func trimBox(threshold: Double) throws(ImagingError) -> (x: Int, y: Int, width: Int, height: Int)? {
         var left: Int32 = 0, top: Int32 = 0, width: Int32 = 0, height: Int32 = 0
         guard tg_find_trim(pointer, &left, &top, &width, &height, threshold) == 0 else {
             throw .libvips(operation: "find_trim", message: VipsErrorBuffer.take())
         }
-        return width > 0 && height > 0 ? (Int(left), Int(top), Int(width), Int(height)) : nil
+        var box = width > 0 && height > 0 ? (x: Int(left), y: Int(top), width: Int(width), height: Int(height)) : nil
+        guard hasAlpha else { return box }
+        let alpha = try Self.make("extract_band") { tg_extract_band(pointer, $0, Int32(bands - 1)) }
+        guard let shape = try alpha.trimBox(threshold: threshold) else { return box }
+        if let colours = box {
+            let x = min(colours.x, shape.x), y = min(colours.y, shape.y)
+            box = (x, y, max(colours.x + colours.width, shape.x + shape.width) - x,
+                   max(colours.y + colours.height, shape.y + shape.height) - y)
+        } else {
+            box = shape
+        }
+        return box
     }
 
     /// Adds an opaque alpha band.
