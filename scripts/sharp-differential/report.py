@@ -5,7 +5,8 @@
 
 Reads results.json, checks.json and meta.json from the work folder (written by run.py), writes
 RESULTS.md there (summary, every failure with its recorded cause, every unmapped test with
-its reason, partial mappings, mapping notes, the similarity check, the extra trim checks) and
+its reason, partial mappings, mapping notes, the similarity check, the extra size-only and
+other checks of trim.js, resize.js and sharpen.js) and
 prints the summary table to standard out. Always exits 0 once the files are read: the figures
 are for reading, not a pass/fail gate. Python 3 standard library only.
 """
@@ -69,6 +70,9 @@ MAPPING_NOTES = '''- sharp enlarges by default (`withoutEnlargement: false`): ev
 - `trim()` = threshold 10 (`trim=10`), a threshold of 20 = `trim=20`; sharp trims before resizing whatever the call order, as thumbgen. `fastShrinkOnLoad` true/false -> `shrink_on_load=fast/exact`.
 - Animated WebP read with all pages -> `animated=true,format=webp`; sharp's fingerprint reads only the first frame of both images (it opens them without a pages option), and the toilet-roll height check becomes page-height x 9 pages.
 - resize.js "differing even/odd shrinks": two thumbgen runs, the second on the first's JPEG output.
+- `sharpen()` with no argument (sharp's mild 3x3 convolution) -> `sharpen=auto`, which thumbgen applies only where the output is at most half its source region: `resize(320, 240)` (cover) of the 2725x2225 input keeps a 2725x2044 region, so it applies (32x24 likewise). `sharpen(sigma)` = `sharpen({sigma})` with sharp's defaults m1 1.0, m2 2.0, x1 2, y2 10, y3 20 -> `sharpen=SIGMA`; any other m1/m2/x1/y2/y3 (or the old `sharpen(sigma, flat, jagged)` levels) is unmapped. `resize(320, 240)` is sharp's cover, centre, lanczos3.
+- "sharpened image is larger than non-sharpened": two rows side by side, 32x24 cover without and with `sharpen=auto`, JPEG at quality 80 (sharp's and thumbgen's default); pass when the sharpened file has more bytes. "invalid options.sigma": the row `sharpen=-1` must fail as an `invalid_row` naming the column.
+- `fit: 'outside'` -> `fit=outside` (with `upscale=true`, as everywhere). `withoutReduction` has no thumbgen equivalent (thumbgen without `upscale` is sharp's `withoutEnlargement`, the other bound), so those tests are unmapped.
 '''
 
 SIMILARITY_NOTES = '''A reimplementation, with pyvips, of the fingerprint sharp's tests compare images by (test/fixtures/index.js), with its operations run in the order sharp's pipeline (src/pipeline.cc) really runs them rather than the order the test names them in:
@@ -125,13 +129,15 @@ def build(res, checks, meta, work):
     files = list(OrderedDict.fromkeys(r['file'] for r in main))
 
     H = ['# thumbgen against sharp\'s own expected images\n', describe(meta)]
-    H.append('Counted: every test in rotate.js, extend.js, trim.js, resize.js, resize-cover.js and '
-             'resize-contain.js that checks its output against an expected image with sharp\'s '
+    H.append('Counted: every test in rotate.js, extend.js, trim.js, resize.js, resize-cover.js, '
+             'resize-contain.js and sharpen.js that checks its output against an expected image with sharp\'s '
              'similarity check (the resize.js kernel tests and rotate.js "Neither flip nor flop" '
              'compare with the input image itself), with the parametrised loops expanded; plus '
              'rotate.js\'s two raw-pixel flip tests. A test passes when every mapped assertion holds: '
              'fingerprint distance <= its threshold (5 in all of them) and the '
-             'width/height/channels/pages/trim offsets it asserts.\n')
+             'width/height/channels/pages/format/trim offsets it asserts. Tests that assert no '
+             'expected image (trim.js sizes, resize.js fit=outside, sharpen.js byte sizes and argument '
+             'checks) are reported apart, under "Extra", outside these counts.\n')
 
     T = ['## Summary\n',
          '| test file | tests with expected image | mapped | passed | failed | unmapped |',
@@ -163,6 +169,17 @@ def build(res, checks, meta, work):
         if dist:
             L.append(f'- {f}: ' + ', '.join(f'distance {d}: {n}' for d, n in sorted(dist.items())))
     L.append('')
+    ctl = [r for r in main if 'control_distance' in r]
+    if ctl:
+        L.append('sharpen.js: what the fingerprint can tell. Each mapped sharpen test also ran '
+                 'unsharpened (the same row without `sharpen`, not counted); its distance from the '
+                 'expected image: ' + '; '.join(
+                     f"\"{r['title'].split(' > ', 1)[-1]}\" sharpened {r.get('distance', '?')}, "
+                     f"unsharpened {r['control_distance']}" for r in ctl) +
+                 '. The unsharpened image passes too: under threshold 5 sharp\'s fingerprint (a 9x8 '
+                 'grey thumbnail) does not see sharpening, so these passes show that the resize, crop '
+                 'and format are right, not that thumbgen sharpens as sharp does. The extra test '
+                 '"sharpened image is larger than non-sharpened" is the one that shows the sharpen acting.\n')
     near = [r for r in main if r['file'] == 'rotate.js' and r.get('distance', 0) >= 3]
     fb = checks.get('fixture_baseline') or {}
     if near:
@@ -223,20 +240,35 @@ def build(res, checks, meta, work):
     L.append('## The similarity check (run.py `fingerprint`)\n')
     L.append(SIMILARITY_NOTES.replace('LIBVIPS_HERE', meta['pyvips']['libvips']))
 
-    L.append('## Extra: trim.js tests that check only dimensions/offsets (not in the counts above)\n')
-    L.append('| test | result | thumbgen | note |')
-    L.append('|---|---|---|---|')
-    for r in extra:
-        got = r.get('got_dims', '')
-        if r.get('report_crop'):
-            c = r['report_crop']
-            got += f" crop {c['x']},{c['y']} {c['width']}x{c['height']}"
-        why = CAUSE.get(r['title'], '(not investigated)') if r['status'] in ('fail', 'error') else (
-            r.get('detail') if r['status'] == 'unmapped' else r.get('note', ''))
-        L.append(f"| {r['title'].replace('Trim borders > ', '')} | {r['status']} | {got} | {why} |")
-    L.append('')
-    L.append('The generated inputs (grey, CMYK, 5x5 red) are made with pyvips into the work folder\'s '
-             '`generated/`, the way the tests make them with sharp (`cases.make_generated`).\n')
+    heads = {
+        'trim.js (extra, dims only)': 'trim.js tests that check only dimensions/offsets',
+        'resize.js (extra, dims only)': 'resize.js fit=outside tests (they check width, height and format only)',
+        'sharpen.js (extra, no expected image)': 'sharpen.js tests without an expected image',
+    }
+    for ef in OrderedDict.fromkeys(r['file'] for r in extra):
+        rs = [r for r in extra if r['file'] == ef]
+        cnt = Counter(r['status'] for r in rs)
+        L.append(f"## Extra: {heads.get(ef, ef)} (not in the counts above)\n")
+        L.append(f"{len(rs)} tests: {cnt['pass']} pass, {cnt['fail'] + cnt['error']} fail, "
+                 f"{cnt['unmapped']} unmapped.\n")
+        L.append('| test | result | thumbgen | note |')
+        L.append('|---|---|---|---|')
+        for r in rs:
+            got = r.get('got_dims', '')
+            if r.get('report_crop'):
+                c = r['report_crop']
+                got += f" crop {c['x']},{c['y']} {c['width']}x{c['height']}"
+            if r.get('bytes'):
+                got += f" ({' / '.join(str(b) for b in r['bytes'])} bytes)"
+            if r.get('thumbgen'):
+                got += r['thumbgen'].replace('|', '/')
+            why = CAUSE.get(r['title'], '(not investigated)') if r['status'] in ('fail', 'error') else (
+                r.get('detail') if r['status'] == 'unmapped' else r.get('note', ''))
+            L.append(f"| {r['title'].split(' > ', 1)[-1].strip()} | {r['status']} | {got} | {why} |")
+        L.append('')
+        if ef.startswith('trim.js'):
+            L.append('The generated inputs (grey, CMYK, 5x5 red) are made with pyvips into the work folder\'s '
+                     '`generated/`, the way the tests make them with sharp (`cases.make_generated`).\n')
 
     L.append('## Files\n')
     L.append(f'''In the work folder `{work}`:

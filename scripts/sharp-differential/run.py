@@ -5,7 +5,9 @@
 
 Runs thumbgen for every sharp test that cases.py maps to a manifest row and checks thumbgen's
 output against what the test asserts: the expected image (under sharp's similarity check,
-reimplemented below with pyvips), the sizes, channel counts, page counts and trim offsets.
+reimplemented below with pyvips), the sizes, channel counts, page counts, output format and
+trim offsets; for the extra tests also a byte-size comparison of two rows (sharpen.js) and that
+thumbgen refuses an invalid cell.
 
   --sharp DIR      a checkout of lovell/sharp; its test/unit/*.js and test/fixtures/ are read
                    in place (nothing is copied out of it)
@@ -46,8 +48,12 @@ class ThumbgenFailed(Exception):
     pass
 
 
-COLUMNS = ['src', 'out', 'width', 'height', 'fit', 'gravity', 'crop', 'upscale', 'kernel', 'format',
-           'background', 'animated', 'shrink_on_load', 'rotate', 'flip', 'trim']
+COLUMNS = ['id', 'src', 'out', 'width', 'height', 'fit', 'gravity', 'crop', 'upscale', 'kernel', 'format',
+           'background', 'animated', 'shrink_on_load', 'rotate', 'flip', 'trim', 'sharpen']
+
+
+def is_mapped(c):
+    return c['row'] is not None or bool(c['stages']) or bool(c['pair'])
 
 
 # --------------------------------------------------------------------------------------------
@@ -187,13 +193,16 @@ def write_mapping(cases, path):
         for c in cases:
             if c['stages']:
                 cols = ' THEN '.join(row_text(r) for r in c['stages'])
+            elif c['pair']:
+                cols = ' VERSUS '.join(row_text(r) for r in c['pair'])
             elif c['row'] is not None:
                 cols = row_text(c['row'])
             else:
                 cols = ''
             status = 'mapped' if cols else 'unmapped'
             w.writerow([c['file'], c['title'], c['input'],
-                        c['expected'] or ('(raw pixel check)' if c['kind'] == 'pixel' else '(dims only)'),
+                        c['expected'] or {'pixel': '(raw pixel check)', 'larger': '(byte sizes)',
+                                          'rejects': '(invalid row)'}.get(c['kind'], '(dims only)'),
                         c['kind'], cols, status, c['unmapped'] or c['note']])
 
 
@@ -209,6 +218,7 @@ def run_manifest(rows, name):
             d.update(row)
             d['src'] = src
             d['out'] = stem + '.{ext}'
+            d['id'] = stem  # the report's key (a failed row has no out)
             w.writerow(d)
     report = os.path.join(WORK, f'{name}-report.json')
     cmd = [THUMBGEN, 'render', man, '--out', os.path.join(WORK, 'out'), '--jobs', '1',
@@ -232,6 +242,8 @@ def load_report(report):
     out = {}
     for r in recs:
         stem = os.path.splitext(os.path.basename(r.get('out') or ''))[0] if r.get('out') else None
+        if stem is None and not str(r.get('id', '')).isdigit():
+            stem = r.get('id')  # our id column (a failed row has no out)
         if stem is None:
             continue
         out[stem] = r
@@ -264,6 +276,40 @@ def check_dims(c, path, problems, label=''):
     return got + f' {im_all.bands}ch'
 
 
+def evaluate_rejects(c, rec):
+    """kind 'rejects': the row must fail as an invalid row naming the column."""
+    res = OrderedDict(id=c['id'], file=c['file'], title=c['title'], mapped=True)
+    err = (rec or {}).get('error') or {}
+    res['thumbgen'] = f"{(rec or {}).get('status')}: {err.get('code')}: {err.get('message')}"
+    ok = rec is not None and rec.get('status') == 'failed' and err.get('code') == 'invalid_row' \
+        and f"column {c['rejects']}" in (err.get('message') or '')
+    res['status'] = 'pass' if ok else 'fail'
+    res['detail'] = '' if ok else f"not refused as an invalid {c['rejects']} cell: {res['thumbgen']}"
+    return res
+
+
+def evaluate_larger(c, recs):
+    """kind 'larger': both rows written with the asserted size and format, the second one
+    (e.g. sharpened) more bytes than the first."""
+    res = OrderedDict(id=c['id'], file=c['file'], title=c['title'], mapped=True)
+    problems, got, sizes = [], [], []
+    for label, rec in zip(['first', 'second'], recs):
+        if rec is None or rec.get('status') not in ('written', 'unchanged'):
+            res.update(status='error', detail=f'thumbgen row ({label}) failed: {json.dumps(rec)[:300] if rec else "no record"}')
+            return res
+        got.append(check_dims(c, output_path(rec), problems, label=f'{label} '))
+        sizes.append(os.path.getsize(output_path(rec)))
+        if c['format'] and rec.get('format') != c['format']:
+            problems.append(f"{label} format {rec.get('format')} != {c['format']}")
+    res['got_dims'] = ' / '.join(got)
+    res['bytes'] = sizes
+    if not sizes[1] > sizes[0]:
+        problems.append(f'second output {sizes[1]} bytes, not more than the first {sizes[0]}')
+    res['status'] = 'pass' if not problems else 'fail'
+    res['detail'] = '; '.join(problems)
+    return res
+
+
 def evaluate(c, rec, stage1=None):
     res = OrderedDict(id=c['id'], file=c['file'], title=c['title'], mapped=True)
     problems = []
@@ -276,6 +322,8 @@ def evaluate(c, rec, stage1=None):
         c1 = dict(c, pages=None, channels=None, dims=(stage1['want'][0], stage1['want'][1]))
         check_dims(c1, output_path(stage1['rec']), problems, label='stage 1 ')
     res['got_dims'] = check_dims(c, path, problems)
+    if c.get('format') and rec.get('format') != c['format']:
+        problems.append(f"format {rec.get('format')} != {c['format']}")
     if c['kind'] == 'similar':
         exp_path = fixture_path(c['expected'])
         e, a = fp(exp_path), fp(path)
@@ -405,7 +453,7 @@ def main():
     started = time.time()
     make_generated(os.path.join(WORK, 'generated'))
     cases = all_cases(SHARP)
-    missing = sorted({n for c in cases if c['row'] is not None or c['stages']
+    missing = sorted({n for c in cases if is_mapped(c)
                       for n in [c['input'], c['expected']] if n and not os.path.exists(fixture_path(n))})
     if missing:
         sys.exit('run.py: fixtures missing from the sharp checkout: ' + ', '.join(missing))
@@ -416,8 +464,13 @@ def main():
     for c in cases:
         if c['stages']:
             stage1_rows.append((c['id'] + '-s1', rel(c['input']), c['stages'][0]))
+        elif c['pair']:
+            for k, row in zip('ab', c['pair']):
+                single_rows.append((f"{c['id']}-{k}", rel(c['input']), row))
         elif c['row'] is not None:
             single_rows.append((c['id'], rel(c['input']), c['row']))
+        if c.get('control'):
+            single_rows.append((c['id'] + '-control', rel(c['input']), c['control']))
     try:
         if args.no_run:
             rep = load_report(os.path.join(WORK, 'main-report.json'))
@@ -437,7 +490,7 @@ def main():
 
     results = []
     for c in cases:
-        if c['row'] is None and not c['stages']:
+        if not is_mapped(c):
             results.append(OrderedDict(id=c['id'], file=c['file'], title=c['title'], mapped=False,
                                        status='unmapped', detail=c['unmapped']))
             continue
@@ -446,11 +499,18 @@ def main():
                 s1 = rep.get(c['id'] + '-s1')
                 want1 = (int(c['stages'][0]['width']), int(c['stages'][0]['height']))
                 r = evaluate(c, rep2.get(c['id']), stage1=dict(rec=s1, want=want1))
+            elif c['pair']:
+                r = evaluate_larger(c, [rep.get(c['id'] + '-a'), rep.get(c['id'] + '-b')])
+            elif c['kind'] == 'rejects':
+                r = evaluate_rejects(c, rep.get(c['id']))
             else:
                 r = evaluate(c, rep.get(c['id']))
         except Exception as ex:  # report, do not stop
             r = OrderedDict(id=c['id'], file=c['file'], title=c['title'], mapped=True,
                             status='error', detail=f'{type(ex).__name__}: {ex}')
+        ctl = rep.get(c['id'] + '-control') if c.get('control') else None
+        if ctl and ctl.get('status') in ('written', 'unchanged') and c['expected']:
+            r['control_distance'] = distance(fp(fixture_path(c['expected'])), fp(output_path(ctl)))
         r['note'] = c['note']
         r['kind'] = c['kind']
         results.append(r)
