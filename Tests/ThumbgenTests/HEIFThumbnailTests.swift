@@ -15,16 +15,7 @@ struct HEIFThumbnailTests {
         var names: [String] = []
         for (name, extra) in [("q.heic", [String]()), ("q.avif", ["-A"])] {
             let output = space.folder.file(name).path
-            let status = try await OffPool.run { () throws -> Int32 in
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
-                process.arguments = extra + ["-t", "320", "-q", "80", jpeg.path, "-o", output]
-                process.standardOutput = FileHandle.nullDevice
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                process.waitUntilExit()
-                return process.terminationStatus
-            }
+            let status = try await ToolRun.run("/usr/bin/heif-enc", extra + ["-t", "320", "-q", "80", jpeg.path, "-o", output])?.status
             try #require(status == 0, "heif-enc could not write \(name)")
             names.append(name)
         }

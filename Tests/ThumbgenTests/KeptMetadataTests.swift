@@ -10,18 +10,18 @@ struct KeptMetadataTests {
     static let exiftool = "/usr/bin/exiftool"
 
     /// Every tag exiftool reads in `url`, as `Group:Tag` → value (`-G1 -a -n`: numbers raw).
-    static func tags(_ url: URL) throws -> [String: String] {
-        let text = try ToolRun.checked(exiftool, ["-j", "-G1", "-a", "-n", url.path])
+    static func tags(_ url: URL) async throws -> [String: String] {
+        let text = try await ToolRun.checked(exiftool, ["-j", "-G1", "-a", "-n", url.path])
         let objects = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]]
         return (objects?.first ?? [:]).mapValues { "\($0)" }
     }
 
     /// A 120×80 JPEG stored on its side (orientation 6), with rights, camera and position.
-    static func source(in space: Workspace) throws -> URL {
+    static func source(in space: Workspace) async throws -> URL {
         try space.fixture(RawImage(width: 120, height: 80) { x, y in Colour(r: UInt8(x * 2), g: UInt8(y * 3), b: 120) },
                           "photo.jpg", as: .jpeg)
         let url = space.folder.file("photo.jpg")
-        _ = try ToolRun.checked(exiftool, [
+        _ = try await ToolRun.checked(exiftool, [
             "-q", "-overwrite_original", "-Artist=Ann Example", "-Copyright=(c) 2026 Ann Example", "-Make=Canon",
             "-Model=EOS Test", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N", "-GPSLongitude=2.2945",
             "-GPSLongitudeRef=E", "-XMP-dc:Rights=(c) 2026 Ann Example, all rights reserved",
@@ -39,14 +39,14 @@ struct KeptMetadataTests {
             return
         }
         let space = try Workspace("keep-\(format)")
-        let source = try Self.source(in: space)
-        let before = try Self.tags(source)
+        let source = try await Self.source(in: space)
+        let before = try await Self.tags(source)
         #expect(before["GPS:GPSLatitude"] != nil && before["IPTC:City"] == "Paris", "\(before)")
         let rows = ["copyright", "exif", "copyright,exif", "none"].map { ["photo.jpg", "\($0).\(format)", "60", $0] }
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "size", "keep"], rows))
         #expect(run.status == 0, "\(run.result.stderr)")
 
-        let rights = try Self.tags(space.output("copyright.\(format)"))
+        let rights = try await Self.tags(space.output("copyright.\(format)"))
         #expect(rights["IFD0:Artist"] == "Ann Example", "\(rights)")
         #expect(rights["XMP-dc:Rights"] == "(c) 2026 Ann Example, all rights reserved", "\(rights)")
         #expect(rights["XMP-photoshop:Credit"] == "Example Agency" && rights["XMP-dc:Creator"] == "Ann Example")
@@ -54,19 +54,19 @@ struct KeptMetadataTests {
         if format == "jpeg" {
             #expect(rights["IPTC:CopyrightNotice"] == "(c) 2026 Ann Example, all rights reserved", "\(rights)")
         }
-        let exif = try Self.tags(space.output("exif.\(format)"))
+        let exif = try await Self.tags(space.output("exif.\(format)"))
         #expect(exif["IFD0:Make"] == "Canon" && exif["IFD0:Copyright"] == "(c) 2026 Ann Example", "\(exif)")
         #expect(exif["IFD0:Orientation"] == "1", "\(exif)")
         #expect(exif["XMP-dc:Rights"] == nil)
-        let both = try Self.tags(space.output("copyright,exif.\(format)"))
+        let both = try await Self.tags(space.output("copyright,exif.\(format)"))
         #expect(both["IFD0:Make"] == "Canon" && both["XMP-photoshop:Credit"] == "Example Agency", "\(both)")
-        for tags in [rights, exif, both, try Self.tags(space.output("none.\(format)"))] {
+        for tags in [rights, exif, both, try await Self.tags(space.output("none.\(format)"))] {
             let gps = tags.keys.filter { $0.contains("GPS") }
             #expect(gps.isEmpty, "\(gps)")
             #expect(!tags.keys.contains { $0.hasPrefix("IFD1:") })
             #expect(tags["ExifTool:Warning"] == nil, "\(tags["ExifTool:Warning"] ?? "")")
         }
-        let none = try Self.tags(space.output("none.\(format)"))
+        let none = try await Self.tags(space.output("none.\(format)"))
         #expect(!none.keys.contains { $0.hasPrefix("IFD0:") || $0.hasPrefix("XMP") || $0.hasPrefix("IPTC:") }, "\(none)")
         // The pixels are upright: 120×80 on its side is 60 wide, 90 high.
         #expect(try ImageFacts.read(space.output("exif.\(format)")).width == 60)

@@ -25,17 +25,8 @@ struct PageTests {
             """
         let source = try space.folder.write(program, to: "pages.ps")
         let output = space.folder.file(name)
-        let status = try await OffPool.run { () throws -> Int32 in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/gs")
-            process.arguments = ["-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite",
-                                 "-sOutputFile=\(output.path)", source.path]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        let status = try await ToolRun.run("/usr/bin/gs", ["-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite",
+                                                           "-sOutputFile=\(output.path)", source.path])?.status
         try #require(status == 0, "Ghostscript could not write \(name)")
         return output
     }
@@ -150,18 +141,9 @@ struct PageTests {
         let red = try space.fixture(RawImage(width: 120, height: 80) { _, _ in .red }, "red.jpg", as: .jpeg, quality: 95)
         let blue = try space.fixture(RawImage(width: 80, height: 120) { _, _ in .blue }, "blue.jpg", as: .jpeg, quality: 95)
         let output = space.folder.file("two.heic").path
-        let status = try await OffPool.run { () throws -> Int32 in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/heif-enc")
-            // A thumbnail of at most 32 px: the second image's is about 21 × 32, which a
-            // 16-px row of page 2 takes (the first page's, if any, is red).
-            process.arguments = ["-t", "32", "-q", "90", red.path, blue.path, "-o", output]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
-        }
+        // A thumbnail of at most 32 px: the second image's is about 21 × 32, which a
+        // 16-px row of page 2 takes (the first page's, if any, is red).
+        let status = try await ToolRun.run("/usr/bin/heif-enc", ["-t", "32", "-q", "90", red.path, blue.path, "-o", output])?.status
         try #require(status == 0, "heif-enc could not write two.heic")
         let second = try SourceDecoder().open(path: output, page: 2)
         #expect(second.header.orientedWidth == 80 && second.header.orientedHeight == 120 && second.header.frames == 2)

@@ -27,11 +27,11 @@ struct SharpDifferentialTests {
     @Test("Every mapped test passes sharp's similarity check, but the known differences",
           .enabled(if: checkout != nil, "needs a lovell/sharp checkout in $THUMBGEN_SHARP_CHECKOUT"),
           .timeLimit(.minutes(5)))
-    func mappedTestsPass() throws {
+    func mappedTestsPass() async throws {
         let checkout = try #require(Self.checkout), binary = try #require(TestPaths.thumbgen)
         let work = try TemporaryDirectory("sharp-differential")
         let script = TestPaths.packageRoot.appendingPathComponent("scripts/sharp-differential/run").path
-        let output = try #require(try ToolRun.run(script, ["--sharp", checkout.path, "--thumbgen", binary.path,
+        let output = try #require(try await ToolRun.run(script, ["--sharp", checkout.path, "--thumbgen", binary.path,
                                                          "--work", work.url.path]))
         #expect(output.status == 0, "\(output.stdout)")
         let data = try Data(contentsOf: work.file("results.json"))

@@ -12,24 +12,24 @@ struct WideColourTests {
 
     /// A 48×48 source of Display P3's pure green (0, 255, 0), tagged with libvips' own P3
     /// profile (not thumbgen's), as `name` in `space`.
-    static func p3Green(in space: Workspace, _ name: String) throws {
+    static func p3Green(in space: Workspace, _ name: String) async throws {
         let scratch = try TemporaryDirectory("p3-green")
         let black = scratch.file("black.v").path, green = scratch.file("green.v").path
         let tagged = scratch.file("tagged.v").path
-        _ = try ToolRun.checked(vips, ["black", black, "48", "48", "--bands", "3"])
-        _ = try ToolRun.checked(vips, ["linear", black, green, "0 0 0", "0 255 0", "--uchar"])
-        _ = try ToolRun.checked(vips, ["copy", green, tagged, "--interpretation", "srgb"])
-        _ = try ToolRun.checked(vips, ["copy", tagged, space.folder.file(name).path + "[profile=p3]"])
+        _ = try await ToolRun.checked(vips, ["black", black, "48", "48", "--bands", "3"])
+        _ = try await ToolRun.checked(vips, ["linear", black, green, "0 0 0", "0 255 0", "--uchar"])
+        _ = try await ToolRun.checked(vips, ["copy", green, tagged, "--interpretation", "srgb"])
+        _ = try await ToolRun.checked(vips, ["copy", tagged, space.folder.file(name).path + "[profile=p3]"])
     }
 
     /// The Lab colour at the centre of `url`, through its embedded profile (sRGB's when it has
     /// none, as a browser assumes).
-    static func lab(_ url: URL) throws -> [Double] {
+    static func lab(_ url: URL) async throws -> [Double] {
         let scratch = try TemporaryDirectory("lab")
         let lab = scratch.file("lab.v").path
-        _ = try ToolRun.checked(vips, ["icc_import", url.path, lab, "--embedded", "--input-profile", "srgb",
+        _ = try await ToolRun.checked(vips, ["icc_import", url.path, lab, "--embedded", "--input-profile", "srgb",
                                        "--pcs", "lab"])
-        let point = try ToolRun.checked(vips, ["getpoint", lab, "16", "16"])
+        let point = try await ToolRun.checked(vips, ["getpoint", lab, "16", "16"])
         return point.split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
     }
 
@@ -60,14 +60,14 @@ struct WideColourTests {
             return
         }
         let space = try Workspace("wide-\(format)")
-        try Self.p3Green(in: space, "green.png")
-        let source = try Self.lab(space.folder.file("green.png"))
+        try await Self.p3Green(in: space, "green.png")
+        let source = try await Self.lab(space.folder.file("green.png"))
         let sourceProfile = try Self.profile(space.folder.file("green.png"))
         let rows = ["srgb", "keep", "p3"].map { ["green.png", "\($0).\(format)", "32", $0, format] }
         let run = try await space.run(manifest: CSV.manifest(["src", "out", "size", "colour", "format"], rows))
         #expect(run.status == 0, "\(run.result.stderr)")
-        let srgb = try Self.lab(space.output("srgb.\(format)")), keep = try Self.lab(space.output("keep.\(format)"))
-        let p3 = try Self.lab(space.output("p3.\(format)"))
+        let srgb = try await Self.lab(space.output("srgb.\(format)")), keep = try await Self.lab(space.output("keep.\(format)"))
+        let p3 = try await Self.lab(space.output("p3.\(format)"))
         // Lossy formats move a flat colour a little; clipping to sRGB moves this one about 30.
         #expect(Self.distance(keep, source) < 5, "keep \(keep) source \(source)")
         #expect(Self.distance(p3, source) < 5, "p3 \(p3) source \(source)")

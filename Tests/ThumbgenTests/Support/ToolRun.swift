@@ -1,7 +1,8 @@
 import Foundation
 
-/// Runs a command-line tool the tests use as an independent party (`vips`, `exiftool`, `gs`),
-/// its standard output captured; nil when the tool is not installed.
+/// Runs a command-line tool the tests use as an independent party or a maker of fixtures
+/// (`vips`, `exiftool`, `gs`, `heif-enc`), its standard output captured, waited for off the
+/// concurrency pool (`OffPool`); nil when the tool is not installed.
 enum ToolRun {
     /// What one run gave.
     struct Output {
@@ -10,8 +11,12 @@ enum ToolRun {
     }
 
     /// `tool` (an absolute path) with `arguments`, waited for; nil when `tool` is absent.
-    static func run(_ tool: String, _ arguments: [String]) throws -> Output? {
+    static func run(_ tool: String, _ arguments: [String]) async throws -> Output? {
         guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+        return try await OffPool.run { try runHere(tool, arguments) }
+    }
+
+    private static func runHere(_ tool: String, _ arguments: [String]) throws -> Output {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
@@ -28,8 +33,8 @@ enum ToolRun {
     }
 
     /// `run`, throwing unless the tool exited 0.
-    static func checked(_ tool: String, _ arguments: [String]) throws -> String {
-        guard let output = try run(tool, arguments) else { throw FixtureError("\(tool) is not installed") }
+    static func checked(_ tool: String, _ arguments: [String]) async throws -> String {
+        guard let output = try await run(tool, arguments) else { throw FixtureError("\(tool) is not installed") }
         guard output.status == 0 else {
             throw FixtureError("\(tool) \(arguments.joined(separator: " ")) exited \(output.status)")
         }
