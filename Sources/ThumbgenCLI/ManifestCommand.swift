@@ -59,6 +59,7 @@ struct ManifestCommand: ParsableCommand {
             }
         }
         FileHandle.standardOutput.write(Data(text.utf8))
+        WalkOptions.warnSkippedLinks(tree.skippedLinks)
         try WalkOptions.report(tree.problems)
     }
 }

@@ -52,10 +52,13 @@ struct ManifestOptions: ParsableArguments {
         }) {
             throw ValidationError("\(manifest) is not an image, a folder or a glob; a manifest must be the only input")
         }
-        let walker = try walk.walker(inputs, skipping: [recipe.cache.directory] + (out.map { [$0] } ?? []),
-                                     extraLoaders: loaders)
-        return .tree(TreeManifest(walker, sizes: recipe.defaults.sizes, formats: recipe.defaults.formats,
-                                  defaults: recipe.defaults.values))
+        func tree() throws -> TreeManifest {
+            let walker = try walk.walker(inputs, skipping: [recipe.cache.directory] + (out.map { [$0] } ?? []),
+                                         extraLoaders: loaders)
+            return TreeManifest(walker, sizes: recipe.defaults.sizes, formats: recipe.defaults.formats,
+                                defaults: recipe.defaults.values)
+        }
+        return .tree(try tree(), counting: try tree())
     }
 
     /// Whether `argument` names a manifest: standard input, a pipe (bash's `<(...)`), or a

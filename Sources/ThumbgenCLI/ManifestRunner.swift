@@ -15,8 +15,9 @@ struct ManifestRunner {
     enum Input {
         /// A manifest file, or `-` for standard input.
         case manifest(String)
-        /// The rows of a walk over folders, globs and image files.
-        case tree(TreeManifest)
+        /// The rows of a walk over folders, globs and image files, and a second walk of the
+        /// same paths that only counts them (for the progress line's total).
+        case tree(TreeManifest, counting: TreeManifest)
     }
 
     var input: Input
@@ -59,7 +60,7 @@ struct ManifestRunner {
             case .manifest(let manifest):
                 reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
                                             hashing: shard != nil)
-            case .tree(let tree):
+            case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree
             }
@@ -77,6 +78,7 @@ struct ManifestRunner {
         if case .manifest(let manifest) = input, !jsonLines && manifest != "-" {
             countRows(manifest, into: outputs.progress)
         }
+        if case .tree(_, let counting) = input { countRows(of: counting, into: outputs.progress) }
         var configuration = configuration
         if let events = outputs.events { configuration.onEvent = { events.log($0) } }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
@@ -110,6 +112,7 @@ struct ManifestRunner {
         let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
         let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
                                          refusedWrites: configuration.cache?.refusedWrites ?? 0)
+        if case .tree(let tree, _) = input { WalkOptions.warnSkippedLinks(tree.skippedLinks) }
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let remote { printError(remote.line) }
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {
@@ -123,7 +126,7 @@ struct ManifestRunner {
         default: break
         }
         if let manifestError { throw fail(manifestError.description, ExitStatus.unusable) }
-        if case .tree(let tree) = input { try WalkOptions.report(tree.problems) }
+        if case .tree(let tree, _) = input { try WalkOptions.report(tree.problems) }
         if summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
     }
 
@@ -151,6 +154,22 @@ struct ManifestRunner {
         }
     }
 
+    /// Counts a walk's rows (this shard's only) on a thread of its own, with a second walk of
+    /// the same paths: the run's own walk goes only as fast as the rows it feeds are taken,
+    /// and the total would come at the end. The count costs the folders' listings and each
+    /// file's first bytes once more.
+    private func countRows(of walk: TreeManifest, into progress: ProgressDisplay) {
+        guard progress.isShown else { return }
+        let counting = UncheckedBox(walk), shard = self.shard
+        Thread.detachNewThread {
+            var count = 0
+            while let entry = counting.value.next() {
+                if shard?.owns(entry) ?? true { count += 1 }
+            }
+            progress.setTotal(count)
+        }
+    }
+
     private func fail(_ message: String, _ status: ExitCode) -> ExitCode {
         printError(message)
         return status
@@ -160,4 +179,13 @@ struct ManifestRunner {
 /// Writes one `thumbgen: ...` line to standard error.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("thumbgen: \(message)\n".utf8))
+}
+
+/// Hands a value that is not `Sendable` to one other thread, which alone uses it from then on.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    /// The value.
+    let value: Value
+
+    /// Boxes `value`.
+    init(_ value: Value) { self.value = value }
 }

@@ -26,6 +26,15 @@ struct WalkOptions: ParsableArguments {
                                                      extraLoaders: extraLoaders))
     }
 
+    /// Says once, on standard error, how many symbolic links the walk left alone and how to
+    /// follow them: a folder of links (a `stow`ed, `nix`-built or `git annex` tree) would
+    /// otherwise give no rows and no word why.
+    static func warnSkippedLinks(_ count: Int) {
+        guard count > 0 else { return }
+        printError("skipped \(count) symbolic link\(count == 1 ? "" : "s") in the folders walked; "
+                   + "--follow-links follows them")
+    }
+
     /// Says what went wrong in the walk, on standard error; throws exit status 2 if anything
     /// did (after every image that was found has had its row).
     static func report(_ problems: [GatherError]) throws {

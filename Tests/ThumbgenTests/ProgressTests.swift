@@ -83,6 +83,44 @@ struct ProgressTests {
         #expect(!final.contains("/118 rows"), "\(final)")
     }
 
+    @Test("A walked folder shows its total once counted, and says once how many symbolic links it left alone",
+          .enabled(if: hasTmux, "needs tmux (scripts/setup installs it)"), .timeLimit(.minutes(3)))
+    func walkedFolder() async throws {
+        let (space, _) = try await OffPool.run { try Self.workspace() }
+        let links = space.folder.file("links")
+        try FileManager.default.createDirectory(at: links, withIntermediateDirectories: true)
+        for index in 0..<5 {
+            try FileManager.default.createSymbolicLink(atPath: links.appendingPathComponent("\(index)-link.png").path,
+                                                       withDestinationPath: space.folder.file("\(index).png").path)
+        }
+        let binary = try #require(TestPaths.thumbgen)
+        let socket = "thumbgen-test-\(UUID().uuidString.prefix(8))"
+        let done = space.folder.file("exit-status")
+        let command = "'\(binary.path)' '\(space.folder.url.path)' --out '\(space.out.path)' --no-cache --jobs 1 --size 200"
+            + " --format avif; echo $? > '\(done.path)'; sleep 5"
+        try Self.tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
+        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
+        let (frames, final) = try await OffPool.run { () throws -> ([String], String) in
+            var frames: [String] = []
+            let deadline = ContinuousClock.now + .seconds(150)
+            while !FileManager.default.fileExists(atPath: done.path), ContinuousClock.now < deadline {
+                let pane = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
+                if let line = pane.split(separator: "\n").last(where: { $0.contains(" rows") && $0.contains("/") }) {
+                    if frames.last != String(line) { frames.append(String(line)) }
+                }
+                usleep(50_000)
+            }
+            usleep(300_000)
+            return (frames, try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"]))
+        }
+        #expect(try String(contentsOf: done, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+        // The links are left alone (not followed): 118 rows, the total shown while they run.
+        #expect(frames.contains { $0.contains("/118 rows") }, "\(frames)")
+        let warning = "thumbgen: skipped 5 symbolic links in the folders walked; --follow-links follows them"
+        #expect(final.components(separatedBy: warning).count == 2, "\(final)")
+        #expect(final.contains("thumbgen: 118 rows: 118 written"), "\(final)")
+    }
+
     @Test("With standard error in a file: plain progress lines, the summary, no escape code")
     func file() async throws {
         let (space, manifest) = try await OffPool.run { try Self.workspace() }

@@ -50,6 +50,8 @@ public final class SourceWalker {
     private var glob: (text: String, matched: Bool)?
     /// What went wrong so far; the walk went on past each.
     public private(set) var problems: [GatherError] = []
+    /// The symbolic links met in folders and left alone (without `followLinks`) so far.
+    public private(set) var skippedLinks = 0
 
     /// A walk over `inputs`, in their order, by `rules`.
     public init(_ inputs: [InputPath], rules: WalkRules) {
@@ -111,7 +113,10 @@ public final class SourceWalker {
         if type == UInt8(DT_UNKNOWN) { type = Self.type(path, following: false) }
         let isLink = type == UInt8(DT_LNK)
         if isLink {
-            guard rules.followLinks else { return nil }
+            guard rules.followLinks else {
+                skippedLinks += 1
+                return nil
+            }
             type = Self.type(path, following: true)
         }
         switch type {

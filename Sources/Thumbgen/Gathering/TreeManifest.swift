@@ -37,6 +37,8 @@ public final class TreeManifest: RecordSource {
 
     /// What went wrong in the walk so far (it went on past each).
     public var problems: [GatherError] { walker.problems }
+    /// The symbolic links the walk met in folders and left alone so far.
+    public var skippedLinks: Int { walker.skippedLinks }
 
     private let walker: SourceWalker
     private let sizes: [String?], formats: [String?]
