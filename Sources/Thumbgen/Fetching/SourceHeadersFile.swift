@@ -1,0 +1,133 @@
+import Foundation
+
+/// Reads a `--source-headers` file: one `HOST[:PORT] Header-Name: value` a line, `#` comments
+/// and blank lines skipped. An error names the file and the line, never the value.
+public enum SourceHeadersFile {
+    /// The lines of the file at `path`; throws when it cannot be read or a line is malformed.
+    public static func read(_ path: String) throws(SourceHeadersError) -> [HostHeader] {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw SourceHeadersError(path: path, line: nil, reason: "cannot be read (\(Self.reason(error)))")
+        }
+        return try parse(text, path: path)
+    }
+
+    /// The lines of `text`, read from `path` (for messages).
+    public static func parse(_ text: String, path: String) throws(SourceHeadersError) -> [HostHeader] {
+        var found: [HostHeader] = []
+        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            func fail(_ reason: String) -> SourceHeadersError {
+                SourceHeadersError(path: path, line: number + 1, reason: reason)
+            }
+            guard let space = line.firstIndex(where: { $0 == " " || $0 == "\t" }) else {
+                throw fail("expected HOST[:PORT] Header-Name: value")
+            }
+            let origin = line[..<space].lowercased()
+            let header = line[space...].trimmingCharacters(in: .whitespaces)
+            var host = origin, port: Int?
+            if let colon = origin.lastIndex(of: ":"), !origin.hasSuffix("]") {
+                guard let number = Int(origin[origin.index(after: colon)...]), (1...65535).contains(number) else {
+                    throw fail("'\(origin)' has a port that is not a number from 1 to 65535")
+                }
+                host = String(origin[..<colon])
+                port = number
+            }
+            guard !host.isEmpty, !host.contains("/"), !host.contains("*") else {
+                throw fail("'\(origin)' is not a host name (no scheme, path or wildcard: HOST or HOST:PORT)")
+            }
+            guard let colon = header.firstIndex(of: ":") else { throw fail("expected Header-Name: value after the host") }
+            let name = header[..<colon]
+            let value = header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let token = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~").union(.alphanumerics)
+            guard !name.isEmpty, name.unicodeScalars.allSatisfy({ $0.isASCII && token.contains($0) }) else {
+                throw fail("'\(name)' is not a header name")
+            }
+            guard !value.isEmpty else { throw fail("the header \(name) has no value") }
+            found.append(HostHeader(host: host, port: port, line: "\(name): \(value)"))
+        }
+        return found
+    }
+
+    /// Whether the file at `path` may be read by its group or by others (it holds secrets).
+    public static func isReadableByOthers(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & (S_IRGRP | S_IROTH) != 0
+    }
+
+    private static func reason(_ error: Error) -> String {
+        let code = (error as NSError).code
+        if (error as NSError).domain == NSCocoaErrorDomain {
+            switch code {
+            case NSFileReadNoSuchFileError: return "no such file"
+            case NSFileReadNoPermissionError: return "permission denied"
+            case NSFileReadInapplicableStringEncodingError: return "not UTF-8 text"
+            default: break
+            }
+        }
+        return error.localizedDescription
+    }
+}
+
+/// Why a `--source-headers` file cannot be used: the file, the line (1-based) and what is wrong.
+public struct SourceHeadersError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var line: Int?
+    public var reason: String
+    public var description: String {
+        "--source-headers \(path)" + (line.map { ", line \($0)" } ?? "") + ": " + reason
+    }
+}
+
+/// The hosts a netrc file has an entry for (`machine NAME`, or any host with `default`):
+/// enough to know which transfers carry its credentials, which libcurl then reads from it
+/// (`CURLOPT_NETRC_FILE`). Logins and passwords are skipped, never kept.
+public struct NetrcHosts: Sendable, Equatable {
+    /// The file.
+    public var path: String
+    /// Hosts named by `machine`, lowercased.
+    public var machines: Set<String>
+    /// Whether a `default` entry covers every other host.
+    public var hasDefault: Bool
+
+    /// The hosts of the netrc at `path`; nil when it cannot be read.
+    public init?(path: String) {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        self.init(text: text, path: path)
+    }
+
+    /// The hosts named in `text`, read from `path`.
+    public init(text: String, path: String) {
+        self.path = path
+        machines = []
+        hasDefault = false
+        var tokens = Self.withoutMacros(text).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })[...]
+        while let token = tokens.popFirst() {
+            switch token {
+            case "machine": if let name = tokens.popFirst() { machines.insert(name.lowercased()) }
+            case "default": hasDefault = true
+            case "login", "password", "account": _ = tokens.popFirst()
+            default: continue
+            }
+        }
+    }
+
+    /// `text` without its `macdef` lines and their bodies (up to a blank line): none of a
+    /// macro is a host.
+    private static func withoutMacros(_ text: String) -> String {
+        var kept: [Substring] = [], inMacro = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if inMacro { inMacro = !line.trimmingCharacters(in: .whitespaces).isEmpty; continue }
+            if line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first == "macdef" { inMacro = true; continue }
+            kept.append(line)
+        }
+        return kept.joined(separator: "\n")
+    }
+
+    /// Whether the netrc has a login for `host`.
+    func covers(_ host: String) -> Bool { hasDefault || machines.contains(host) }
+}
