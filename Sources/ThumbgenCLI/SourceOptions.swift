@@ -11,7 +11,7 @@ struct SourceOptions: ParsableArguments {
     var ignoreQuery: [String] = []
 
     @Option(help: ArgumentHelp(
-        "A netrc whose logins are sent to their hosts only (default: ~/.netrc, when it exists).",
+        "A netrc whose logins are sent to their hosts only (default: $NETRC, else ~/.netrc, when it exists).",
         valueName: "file"))
     var netrcFile: String?
 
@@ -47,6 +47,8 @@ struct SourceOptions: ParsableArguments {
                 throw ExitStatus.unusable
             }
             credentials.netrc = hosts
+        } else if let named = environment["NETRC"], !named.isEmpty {
+            credentials.netrc = NetrcHosts(path: named)  // as the remote cache reads it
         } else if let home = environment["HOME"], !home.isEmpty {
             credentials.netrc = NetrcHosts(path: home + "/.netrc")
         }
