@@ -93,6 +93,22 @@ struct SourceCredentialsTests {
         for secret in ["tok-a", "tok-b"] { #expect(Self.leaked(secret, space, run).isEmpty, "\(secret)") }
     }
 
+    @Test("Within its origin a credential follows redirects; a redirect loop still ends at --max-redirects")
+    func sameOriginRedirects() async throws {
+        let (space, a, _) = try Self.serve("creds-same-origin")
+        let headers = try Self.secretFile(space, "headers", "127.0.0.1:\(a.port) X-Source-Token: tok-a\n")
+        let manifest = CSV.manifest(["src", "out"], [[a.url("/redirect/2/q.jpg?same=1"), "a.png"], [a.url("/loop"), "b.png"]])
+        let run = try await space.run(manifest: manifest, ["--size", "32", "--allow-private-network", "--max-redirects", "3",
+                                                           "--source-headers", headers])
+        let atA = try a.counts()
+        for path in ["/redirect/2/q.jpg?same=1", "/redirect/1/q.jpg?same=1", "/redirect/0/q.jpg?same=1", "/img/q.jpg?same=1"] {
+            #expect(atA.lastHeaders[path]?["X-Source-Token"] == "tok-a", "\(path): \(atA.lastHeaders)")
+        }
+        #expect(run.report?.row(2)?.status == "written", "\(run.result.stderr)")
+        #expect(run.report?.row(3)?.error?.code == "too_many_redirects", "\(String(describing: run.report?.row(3)))")
+        #expect(atA["/loop"] == 4, "the first request and three redirects: \(atA)")
+    }
+
     @Test("A headers file others may read gets one warning; the environment names it too")
     func headersFileReadableByOthers() async throws {
         let (space, a, _) = try Self.serve("creds-mode")

@@ -120,6 +120,32 @@ struct SourceIdentityTests {
         #expect(try server.counts().total == 0)
     }
 
+    @Test("RowParser: source_key names a URL's identity (over --ignore-query), changes nothing for a file, and must be one line")
+    func rowParser() throws {
+        var parser = RowParser(baseDirectory: "/m")
+        parser.queryFilter = try QueryFilter(names: ["aws"])
+        let signed = "https://b.s3.amazonaws.com/a.jpg?X-Amz-Signature=abc&v=2"
+        let byFilter = try parser.parse(ManifestRecord(line: 2, values: [.src: signed])).get()
+        #expect(byFilter.urlIdentity == "https://b.s3.amazonaws.com/a.jpg?v=2")
+        #expect(byFilter.sourceKey == SourceKey(identity: "https://b.s3.amazonaws.com/a.jpg?v=2",
+                                                dropped: ["X-Amz-Signature"], fromColumn: false))
+        let byColumn = try parser.parse(ManifestRecord(line: 3, values: [.src: signed, .sourceKey: " photos/a "])).get()
+        #expect(byColumn.urlIdentity == "photos/a" && byColumn.sourceKey?.fromColumn == true)
+        let file = try parser.parse(ManifestRecord(line: 4, values: [.src: "a.jpg", .sourceKey: "photos/a"])).get()
+        #expect(file.sourceKey == nil && file.urlIdentity == nil)
+        let plain = try RowParser(baseDirectory: "/m").parse(ManifestRecord(line: 5, values: [.src: signed])).get()
+        #expect(plain.sourceKey == nil && plain.urlIdentity == signed, "no flag: the URL is its identity")
+        guard case .failure(let error) = parser.parse(ManifestRecord(line: 6, values: [.src: signed, .sourceKey: "a\nb"])) else {
+            Issue.record("a two-line source_key was accepted")
+            return
+        }
+        #expect(error.column == "source_key")
+        #expect(ManifestColumn(header: "Source-Key") == .sourceKey && ManifestColumn.sourceKey.ordinal == 30)
+        let s3 = try parser.parse(ManifestRecord(line: 7, values: [.src: "s3://bucket/photos/a.jpg"])).get()
+        #expect(s3.urlIdentity == "s3://bucket/photos/a.jpg")
+        #expect(throws: RowError.self) { try parser.parse(ManifestRecord(line: 8, values: [.src: "s3://bucket"])).get() }
+    }
+
     @Test("QueryFilter: aws covers S3, CloudFront and GCS, case-insensitively; other parameters keep their order and bytes",
           arguments: [
               ("https://h/a.jpg?X-Amz-Signature=s&w=1", "https://h/a.jpg?w=1"),

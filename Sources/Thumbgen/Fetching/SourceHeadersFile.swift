@@ -75,9 +75,13 @@ public enum SourceHeadersFile {
 
 /// Why a `--source-headers` file cannot be used: the file, the line (1-based) and what is wrong.
 public struct SourceHeadersError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file.
     public var path: String
+    /// The line at fault, counted from 1; nil when the file as a whole is.
     public var line: Int?
+    /// What is wrong (never the header's value).
     public var reason: String
+    /// The message, naming the flag, the file and the line.
     public var description: String {
         "--source-headers \(path)" + (line.map { ", line \($0)" } ?? "") + ": " + reason
     }

@@ -64,6 +64,7 @@ public struct QueryFilter: Sendable, Equatable {
 public struct QueryFilterError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What is wrong with it.
     public var reason: String
+    /// The message, naming the flag.
     public var description: String { "--ignore-query: \(reason)" }
 }
 
