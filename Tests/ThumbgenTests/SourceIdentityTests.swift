@@ -51,6 +51,24 @@ struct SourceIdentityTests {
         #expect(rows.allSatisfy { $0.ms?["decode"] == nil }, "nothing is decoded again")
     }
 
+    @Test("The cron recipe's way: thumbgen warm --ignore-query aws over a re-exported presigned manifest revalidates every row")
+    func warmRevalidates() async throws {
+        let (space, server) = try Self.serve("identity-warm")
+        let manifest = try space.folder.write(Self.manifest(server, run: 1, rows: 5), to: "m.csv")
+        let args = ["warm", manifest.path, "--size", "32", "--allow-private-network", "--ignore-query", "aws",
+                    "--report", space.reportURL.path]
+        let first = try await CLIRunner.run(args, cacheDirectory: space.cache)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try Report.read(space.reportURL).summary.warm?["rendered"] == 5)
+        try server.resetCounts()
+        _ = try space.folder.write(Self.manifest(server, run: 2, rows: 5), to: "m.csv")
+        let second = try await CLIRunner.run(args, cacheDirectory: space.cache)
+        #expect(second.status == 0, "\(second.stderr)")
+        let summary = try Report.read(space.reportURL).summary
+        #expect(summary.warm?["revalidated"] == 5, "\(summary)")
+        #expect(try server.counts().conditional.count == 5)
+    }
+
     @Test("Without --ignore-query a changed signature is a new source: downloaded in full (the default is unchanged)")
     func defaultKeepsTheWholeURL() async throws {
         let (space, server) = try Self.serve("identity-default")
