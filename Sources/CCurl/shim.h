@@ -42,6 +42,9 @@ static inline CURLcode tg_curl_set_progress_callback(CURL *handle,
 static inline CURLcode tg_curl_get_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+static inline CURLcode tg_curl_get_string(CURL *handle, CURLINFO info, char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
 static inline CURLMcode tg_curl_multi_set_long(CURLM *multi, CURLMoption option, long value) {
     return curl_multi_setopt(multi, option, value);
 }

@@ -24,9 +24,10 @@ struct ManifestOptions: ParsableArguments {
     /// (nil: into the cache only); `dryRun` plans it and opens the cache only to look.
     func execute(command: String, outputDirectory: URL?, dryRun: Bool = false) throws {
         let shard = try sharding.resolve()
-        let configuration = try run.configuration(
+        var configuration = try run.configuration(
             outputDirectory: outputDirectory, fetch: recipe.fetch, limits: recipe.limits, cache: recipe.cache,
             lookOnly: dryRun)
+        configuration.fetch.credentials = try recipe.sources.credentials()
         let input = try input(skipping: outputDirectory)
         var runner = run.runner(input: input, recipe: recipe, command: command)
         runner.shard = shard

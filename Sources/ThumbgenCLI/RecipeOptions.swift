@@ -22,10 +22,14 @@ struct RecipeOptions: ParsableArguments {
     @OptionGroup(title: "Image limits")
     var limits: LimitOptions
 
+    @OptionGroup(title: "Source identity and credentials")
+    var sources: SourceOptions
+
     /// A row parser for a manifest in `baseDirectory`, with these defaults and encoder flags.
     func parser(baseDirectory: String) -> RowParser {
         var parser = RowParser(defaults: defaults.values, baseDirectory: baseDirectory)
         parser.encoding = formats.encoding
+        parser.queryFilter = try? sources.queryFilter  // checked by validate()
         return parser
     }
 }

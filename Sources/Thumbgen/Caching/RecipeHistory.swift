@@ -38,13 +38,19 @@ struct RecipeHistory: Sendable {
         }
     }
 
+    /// The identity `request`'s source is kept under: a URL's `SourceKey` when it has one.
+    static func identity(of request: ThumbnailRequest) -> String {
+        guard let key = request.sourceKey else { return identity(of: request.source) }
+        return "url " + key.identity
+    }
+
     /// Notes that outputs of `source` are made under `keys` (a web build makes several sizes of
     /// each image); the newest `limit` stay. Written with other sources' notes (`flush`).
-    func note(_ keys: [OutputKey], for source: SourceLocation) {
+    func note(_ keys: [OutputKey], for request: ThumbnailRequest) {
         guard !keys.isEmpty else { return }
         let now = Date().timeIntervalSince1970
         let due = pending.notes.withLock { state in
-            state.notes.append((Self.identity(of: source), keys, now))
+            state.notes.append((Self.identity(of: request), keys, now))
             return state.notes.count >= Self.batch || now - state.since >= UseLog.interval
         }
         if due { flush() }
@@ -82,11 +88,20 @@ struct RecipeHistory: Sendable {
     }
 
     /// The keys on record for `source`, oldest first (this process's notes written first).
+    func keys(for request: ThumbnailRequest) -> [OutputKey] {
+        keys(identity: Self.identity(of: request))
+    }
+
+    /// The keys noted for `source` (a URL by its own text), oldest first.
     func keys(for source: SourceLocation) -> [OutputKey] {
+        keys(identity: Self.identity(of: source))
+    }
+
+    private func keys(identity: String) -> [OutputKey] {
         flush()
         var keys: [OutputKey] = []
         index.query("SELECT key, recipe FROM recipes WHERE source = ? ORDER BY noted",
-                    [.text(Self.identity(of: source))]) { row in
+                    [.text(identity)]) { row in
             guard let digest = row.text(0), let text = row.text(1), let key = OutputKey(storedText: text),
                   key.digest == digest else { return }
             keys.append(key)

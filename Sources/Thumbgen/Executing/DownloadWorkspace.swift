@@ -59,15 +59,15 @@ final class DownloadWorkspace: Sendable {
     }
 
     /// A download operation getting `url` by `step` into the run's temporary folder, storing
-    /// what a row with `maxAge` allows.
-    func operation(_ url: URL, maxAge: Int, step: RowPlan.SourceStep) -> DownloadOperation {
+    /// what a row with `maxAge` allows under `identity` (the URL, or its `SourceKey`).
+    func operation(_ url: URL, identity: String, maxAge: Int, step: RowPlan.SourceStep) -> DownloadOperation {
         let (fetcher, folder) = parts()
         let storing = cache.map { URLCachePolicy(cache: $0, maxAge: maxAge) }
         // Downloads go into the cache's own folder, so that a body is stored by a second name;
         // when that file system is full, into one outside the cache (the body is then not
         // stored), so that the row still gets its bytes.
         let spare: (@Sendable () -> URL)? = cache == nil ? nil : { @Sendable [self] in self.spareFolder() }
-        return DownloadOperation(url: url, step: step, into: folder, spare: spare, storing: storing,
+        return DownloadOperation(url: url, identity: identity, step: step, into: folder, spare: spare, storing: storing,
                                  fetcher: { fetcher })
     }
 

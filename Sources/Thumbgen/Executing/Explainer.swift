@@ -46,13 +46,17 @@ public struct Explainer: Sendable {
                                           lifetime_from: freshness.lifetimeFrom, fresh: freshness.fresh,
                                           has_validators: freshness.hasValidators)
         }
+        if let key = request.urlIdentity {
+            explanation.identity = .init(key: key, from: request.sourceKey.map { $0.fromColumn ? "source_key" : "ignore_query" } ?? "url",
+                                         dropped: request.sourceKey?.dropped ?? [])
+        }
         if let path = plan.path, let holds = plan.outHolds { explanation.out = .init(path: path, holds: holds) }
         guard let cache = planner.cache, plan.action != .fail else { return explanation }
         explanation.cache = .init(output: plan.cached?.rawValue, source: plan.cachedSource?.rawValue ?? "-")
         // A URL to fetch or revalidate: the key its stored body would give, if one is stored.
         var key = plan.key
         var keySource = "known"
-        if key == nil, case .url(let url) = request.source, let stored = cache.urls.record(url.absoluteString) {
+        if key == nil, let identity = request.urlIdentity, let stored = cache.urls.record(identity) {
             key = OutputKey(sourceDigest: stored.digest, request: request, strictness: planner.limits.strictness)
             keySource = "stored"
         }
@@ -60,7 +64,7 @@ public struct Explainer: Sendable {
         explanation.key = .init(digest: key.digest, parts: key.parts.map { .init(name: $0.name, value: $0.value) },
                                 source: keySource)
         if plan.cached != .present {
-            explanation.changed = change(of: key, among: cache.recipes.keys(for: request.source))
+            explanation.changed = change(of: key, among: cache.recipes.keys(for: request))
         }
         return explanation
     }

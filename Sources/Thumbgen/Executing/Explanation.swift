@@ -27,6 +27,18 @@ public struct Explanation: Sendable, Equatable, Encodable {
     public var freshness: Freshness?
     /// How the key differs from the nearest one made before for the same source (on a miss).
     public var changed: Change?
+    /// What a URL source is called in the cache (absent for a local file).
+    public var identity: Identity?
+
+    /// A URL source's name in the cache, and how it was made.
+    public struct Identity: Sendable, Equatable, Encodable {
+        /// The text the cache keys the source by.
+        public var key: String
+        /// `url` (the URL as written), `source_key` (the column) or `ignore_query`.
+        public var from: String
+        /// The query parameters `--ignore-query` left out, by name (never their values).
+        public var dropped: [String]
+    }
 
     /// An output key: its digest, and each part that enters it.
     public struct Key: Sendable, Equatable, Encodable {
@@ -99,6 +111,10 @@ public struct Explanation: Sendable, Equatable, Encodable {
     public var text: String {
         var lines = ["row \(row) (id \(id)): \(src)", "  plan: \(plan)"]
         lines += reasons.map { "    - " + $0 }
+        if let identity {
+            lines.append("  identity: \(identity.key)" + (identity.from == "source_key" ? " (source_key)" : "")
+                         + (identity.dropped.isEmpty ? "" : " (--ignore-query dropped \(identity.dropped.joined(separator: ", ")))"))
+        }
         if let error { lines.append("  error: \(error.code.rawValue): \(error.message)") }
         if let cache {
             lines.append("  cache: source \(cache.source)" + (cache.output.map { "; output \($0)" } ?? ""))

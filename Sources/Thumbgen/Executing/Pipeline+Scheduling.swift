@@ -53,7 +53,8 @@ extension Pipeline {
         var download: DownloadOperation?
         let request = job.request
         if case .url(let url) = request.source {
-            download = downloads.operation(url, maxAge: request.maxAge, step: job.plan.step ?? .fetch)
+            download = downloads.operation(url, identity: request.urlIdentity ?? url.absoluteString,
+                                          maxAge: request.maxAge, step: job.plan.step ?? .fetch)
             download?.order = request.row
         }
         return SourceTask(source: request.source, download: download, planner: planner,

@@ -46,7 +46,7 @@ extension ThumbnailFailure {
         case .forbiddenAddress: code = .forbiddenAddress
         case .cancelled: code = .cancelled
         case .offline: code = .notCached
-        case .setup: code = .fetchSetupFailed
+        case .setup, .noCredentials: code = .fetchSetupFailed
         case .localWrite: code = .writeFailed
         }
         let tries = failure.attempts > 1 ? " (after \(failure.attempts) attempts)" : ""

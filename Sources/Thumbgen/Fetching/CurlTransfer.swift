@@ -35,10 +35,15 @@ final class CurlTransfer: @unchecked Sendable {
     private var lastReceived: curl_off_t = -1
     private var lastProgress = ContinuousClock.now
 
+    /// What the request carries to prove who asks; with any, redirects are left to
+    /// `HTTPFetcher`, which follows them without the credentials to another origin.
+    private let credentials: TransferCredentials?
+
     /// Prepares a GET of `url` into the file at `path` (created or truncated), with extra
-    /// request header lines such as `If-None-Match: "abc"`; throws when the file cannot be
-    /// opened, libcurl cannot start a transfer or refuses an option.
-    init(url: URL, into path: String, policy: FetchPolicy, headers: [String] = []) throws(FetchError) {
+    /// request header lines such as `If-None-Match: "abc"` and `credentials`; throws when the
+    /// file cannot be opened, libcurl cannot start a transfer or refuses an option.
+    init(url: URL, into path: String, policy: FetchPolicy, headers: [String] = [],
+         credentials: TransferCredentials? = nil) throws(FetchError) {
         // The file first: a path that cannot be written is reported as such, whatever libcurl says.
         let file = try DownloadFile(path: path)
         guard let handle = curl_easy_init() else { throw .other("libcurl could not start a transfer") }
@@ -47,9 +52,10 @@ final class CurlTransfer: @unchecked Sendable {
         self.url = url
         self.file = file
         self.policy = policy
+        self.credentials = credentials
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(to: 0)
-        for line in headers { requestHeaders = curl_slist_append(requestHeaders, line) }
+        for line in headers + (credentials?.headers ?? []) { requestHeaders = curl_slist_append(requestHeaders, line) }
         try configure()
     }
 
@@ -64,8 +70,23 @@ final class CurlTransfer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         try set(.url) { tg_curl_set_string($0, $1, url.absoluteString) }
         try Self.restrictProtocols(handle, refusing: policy.refusals)
-        try set(.followLocation) { tg_curl_set_long($0, $1, 1) }
-        try set(.maxRedirs) { tg_curl_set_long($0, $1, policy.maxRedirects) }
+        if let credentials {
+            // Never CURLOPT_UNRESTRICTED_AUTH: and libcurl keeps custom headers on a redirect,
+            // and matches a netrc by host alone; so HTTPFetcher follows redirects itself.
+            try set(.followLocation) { tg_curl_set_long($0, $1, 0) }
+            if let netrcFile = credentials.netrcFile {
+                try set(.netrc) { tg_curl_set_long($0, $1, Int(CURL_NETRC_OPTIONAL.rawValue)) }
+                try set(.netrcFile) { tg_curl_set_string($0, $1, netrcFile) }
+            }
+            if let sigV4 = credentials.sigV4 {
+                try set(.awsSigV4, Self.sigV4Missing) { tg_curl_set_string($0, $1, sigV4.provider) }
+                try set(.username) { tg_curl_set_string($0, $1, sigV4.keyID) }
+                try set(.password) { tg_curl_set_string($0, $1, sigV4.secret) }
+            }
+        } else {
+            try set(.followLocation) { tg_curl_set_long($0, $1, 1) }
+            try set(.maxRedirs) { tg_curl_set_long($0, $1, policy.maxRedirects) }
+        }
         try set(.connectTimeoutMS) { tg_curl_set_long($0, $1, Int(policy.connectTimeout * 1000)) }
         try set(.timeoutMS) { tg_curl_set_long($0, $1, Int(policy.totalTimeout * 1000)) }
         // The stall timeout is checked here rather than with CURLOPT_LOW_SPEED_TIME, whose
@@ -118,6 +139,10 @@ final class CurlTransfer: @unchecked Sendable {
     private static let guardMissing = (
         consequence: "the address guard that refuses non-public addresses cannot be installed",
         remedy: "use libcurl 7.80 or newer, or --allow-private-network to fetch without the guard")
+
+    /// What an `s3://` row loses without libcurl's SigV4, and the way back.
+    private static let sigV4Missing = (
+        consequence: "s3:// sources cannot be signed", remedy: "use libcurl 7.75 or newer")
 
     /// What a row loses without either protocol option, and the way back.
     private static let protocolsMissing = (
@@ -220,6 +245,17 @@ final class CurlTransfer: @unchecked Sendable {
     /// source's digest, computed as it arrives rather than by reading the file again.
     func bodyDigest() -> String {
         ContentDigest.hex(hasher.finalize())
+    }
+
+    /// Whether this transfer leaves redirects to its caller (it carries credentials).
+    var followsRedirectsItself: Bool { credentials != nil }
+
+    /// Where a redirect response points, resolved against the request's URL (only when
+    /// libcurl did not follow it itself).
+    var redirectURL: URL? {
+        var text: UnsafeMutablePointer<CChar>?
+        guard tg_curl_get_string(handle, CURLINFO_REDIRECT_URL, &text) == CURLE_OK, let text else { return nil }
+        return URL(string: String(cString: text))
     }
 
     /// The final HTTP status (0 when no response arrived).

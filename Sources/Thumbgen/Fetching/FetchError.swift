@@ -28,6 +28,9 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
     /// words); `isFull` when the file system is full, over quota or read-only, where writing
     /// somewhere else may still work.
     case localWrite(path: String, reason: String, isFull: Bool)
+    /// The source needs credentials thumbgen does not have (an `s3://` source without an AWS
+    /// key in the environment): no request was sent. The words say what to set.
+    case noCredentials(String)
     /// Anything else libcurl reported.
     case other(String)
 
@@ -49,6 +52,7 @@ public enum FetchError: Error, Sendable, Equatable, CustomStringConvertible {
                 + (consequence.map { ", so \($0)" } ?? "") + "; no request was sent"
                 + (remedy.map { " (\($0))" } ?? "")
         case .localWrite(let path, let reason, _): return "\(path): cannot write: \(reason)"
+        case .noCredentials(let words): return "cannot fetch: \(words); no request was sent"
         case .other(let message): return message
         }
     }

@@ -27,6 +27,9 @@ public struct FetchPolicy: Sendable, Equatable {
     public var allowPrivateNetwork = false
     /// The `User-Agent` header.
     public var userAgent = "thumbgen/\(ThumbgenVersion.current)"
+    /// Credentials for sources (`--netrc-file`, `--source-headers`, the AWS key for `s3://`);
+    /// none by default.
+    public var credentials = SourceCredentials()
     /// Options answered as unknown without asking libcurl; empty but in tests (`CurlRefusals`).
     var refusals = CurlRefusals()
 

@@ -54,12 +54,17 @@ public final class HTTPFetcher: Sendable {
         -> Fetch
     {
         let download = Fetch(loop: try? loop.get())
-        attempt(1, url: url, path: path, rank: (priority, order), headers: headers,
-                download: download, completion: completion)
+        switch FetchHop.first(url, credentials: policy.credentials) {
+        case .failure(let error):
+            completion(.failure(FetchFailure(error: error, attempts: 0, status: 0)))
+        case .success(let hop):
+            attempt(1, hop: hop, path: path, rank: (priority, order), headers: headers,
+                    download: download, completion: completion)
+        }
         return download
     }
 
-    private func attempt(_ number: Int, url: URL, path: String, rank: (priority: Int, order: Int),
+    private func attempt(_ number: Int, hop: FetchHop, path: String, rank: (priority: Int, order: Int),
                          headers: [String], download: Fetch,
                          completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) {
         let loop: TransferLoop, transfer: CurlTransfer
@@ -67,7 +72,10 @@ public final class HTTPFetcher: Sendable {
             // Not retried: the same libcurl refuses the same option again, and the same path
             // stays unwritable. Nothing was sent.
             loop = try self.loop.get()
-            transfer = try CurlTransfer(url: url, into: path, policy: policy, headers: headers)
+            var policy = policy
+            policy.maxRedirects -= hop.redirects  // what libcurl may still follow itself
+            transfer = try CurlTransfer(url: hop.url, into: path, policy: policy, headers: headers,
+                                        credentials: hop.credentials)
         } catch {
             return completion(.failure(FetchFailure(error: error, attempts: number - 1, status: 0)))
         }
@@ -80,6 +88,17 @@ public final class HTTPFetcher: Sendable {
             return completion(.failure(FetchFailure(error: .cancelled, attempts: number - 1, status: 0)))
         }
         loop.add(transfer, priority: rank.priority, order: rank.order) { [self] ended in
+            // A transfer with credentials leaves its redirects to thumbgen, which takes them
+            // along only within the first request's origin.
+            if transfer.followsRedirectsItself, case .completed = ended, !download.isCancelled,
+               FetchHop.redirectStatuses.contains(transfer.status), let next = transfer.redirectURL {
+                guard hop.redirects < policy.maxRedirects else {
+                    return completion(.failure(FetchFailure(error: .tooManyRedirects, attempts: number,
+                                                            status: transfer.status)))
+                }
+                return attempt(number, hop: hop.following(to: next), path: path, rank: rank, headers: headers,
+                               download: download, completion: completion)
+            }
             let outcome = result(of: transfer, ended, attempts: number)
             guard case .failure(let failure) = outcome, retry.isRetryable(failure.error),
                   number <= policy.retries, !download.isCancelled else {
@@ -91,7 +110,7 @@ public final class HTTPFetcher: Sendable {
             }
             let wait = retry.delay(afterAttempt: number, retryAfter: transfer.headers["retry-after"])
             DispatchQueue.global().asyncAfter(deadline: .now() + wait) { [self] in
-                attempt(number + 1, url: url, path: path, rank: rank, headers: headers,
+                attempt(number + 1, hop: hop, path: path, rank: rank, headers: headers,
                         download: download, completion: completion)
             }
         }

@@ -89,7 +89,7 @@ struct RowPlanner: Sendable {
     func plan(_ request: ThumbnailRequest, memo: inout LocalSourceMemo) -> RowPlan {
         switch request.source {
         case .file(let path): planLocal(request, path: path, memo: &memo)
-        case .url(let url): planURL(request, url: url.absoluteString)
+        case .url(let url): planURL(request, url: request.sourceKey?.identity ?? url.absoluteString)
         }
     }
 

@@ -7,6 +7,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case maxOutputBytes = "max_output_bytes", lossless, jpegSubsample = "jpeg_subsample", focus
     case rotate, flip, sharpen, trim, colour, keep
     case page
+    case sourceKey = "source_key"
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -18,6 +19,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case "max-output-bytes": self = .maxOutputBytes
         case "jpeg-subsample": self = .jpegSubsample
         case "color": self = .colour
+        case "source-key", "sourcekey": self = .sourceKey
         default: self.init(rawValue: name)
         }
     }
@@ -67,6 +69,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .colour: 27
         case .keep: 28
         case .page: 29
+        case .sourceKey: 30
         }
     }
 

@@ -15,6 +15,9 @@ public struct RowParser: Sendable {
     public var baseDirectory: String
     /// Encoder settings given to every row (run-wide flags, not columns).
     public var encoding = EncodingOptions()
+    /// The query parameters dropped from a URL source's identity in the cache
+    /// (`--ignore-query`); nil keeps every URL whole.
+    public var queryFilter: QueryFilter?
     /// The last `out` template found valid: most manifests use one for every row, and
     /// checking it again cost as much as the rest of the row's parsing.
     private let lastValid = LastOne<String>()
@@ -90,6 +93,8 @@ public struct RowParser: Sendable {
             source = try SourceResolver(baseDirectory: baseDirectory).resolve(srcText, row: row)
             lastSource.withLock { $0 = (srcText, baseDirectory, source) }
         }
+
+        let sourceKey = try Self.sourceKey(of: source, cell: value(.sourceKey), filter: queryFilter, fail: fail)
 
         var spec = ThumbnailSpec()
         spec.box = try box(value(.size), value(.width), value(.height), fail: fail)
@@ -245,7 +250,25 @@ public struct RowParser: Sendable {
         return ThumbnailRequest(
             row: row, id: value(.id) ?? String(row), sourceText: srcText, source: source,
             outTemplate: outTemplate, spec: spec,
-            priority: try choice(.priority, Priority.self) ?? .normal, maxAge: maxAge)
+            priority: try choice(.priority, Priority.self) ?? .normal, maxAge: maxAge, sourceKey: sourceKey)
+    }
+
+    /// A URL source's name in the cache: the `source_key` cell, else the URL less the
+    /// parameters `filter` drops; nil when it is the URL itself, and for a local file (whose
+    /// identity is its bytes: a `source_key` there changes nothing).
+    private static func sourceKey(of source: SourceLocation, cell: String?, filter: QueryFilter?,
+                                  fail: (ManifestColumn, String) -> RowError) throws(RowError) -> SourceKey? {
+        guard case .url(let url) = source else { return nil }
+        if let cell {
+            let key = cell.trimmingWhitespace
+            guard !key.isEmpty else { return nil }
+            guard key.utf8.count <= 2048, !key.contains(where: { $0.isNewline }) else {
+                throw fail(.sourceKey, "must be one line of at most 2048 bytes")
+            }
+            return SourceKey(identity: key, fromColumn: true)
+        }
+        guard let filter, let (identity, dropped) = filter.identity(of: url.absoluteString) else { return nil }
+        return SourceKey(identity: identity, dropped: dropped, fromColumn: false)
     }
 
     private func box(_ size: String?, _ width: String?, _ height: String?,

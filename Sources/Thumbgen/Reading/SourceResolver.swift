@@ -1,7 +1,7 @@
 import Foundation
 
 /// Interprets a `src` cell: a path relative to the manifest's folder, an absolute path, a
-/// `file://` URL, or an `http(s)://` URL.
+/// `file://` URL, an `http(s)://` URL, or an `s3://bucket/key` object.
 struct SourceResolver {
     /// The folder relative paths are resolved against.
     var baseDirectory: String
@@ -34,8 +34,14 @@ struct SourceResolver {
             case "http", "https":
                 guard let host = url.host, !host.isEmpty else { throw fail("has no host") }
                 return .url(url)
+            case "s3":
+                // Fetched from S3 signed with SigV4 (`S3Access`): s3://BUCKET/KEY.
+                guard let bucket = url.host, !bucket.isEmpty, url.path.count > 1 else {
+                    throw fail("must be s3://BUCKET/KEY")
+                }
+                return .url(url)
             default:
-                throw fail("uses the scheme '\(scheme)'; only http, https and file are accepted")
+                throw fail("uses the scheme '\(scheme)'; only http, https, s3 and file are accepted")
             }
         }
         let absolute = text.hasPrefix("/") ? text : baseDirectory + "/" + text

@@ -89,6 +89,11 @@ final class MotoServer: @unchecked Sendable {
         _ = try await ask(["flip", key])
     }
 
+    /// Stores the file at `file` as the object `key`.
+    func put(_ key: String, from file: URL) async throws {
+        _ = try await ask(["put", key, file.path])
+    }
+
     /// The SHA-256 of the object `key`.
     func sha256(_ key: String) async throws -> String {
         struct Answer: Decodable { var sha256: String }

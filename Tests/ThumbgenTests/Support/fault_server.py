@@ -25,7 +25,8 @@ Routes (NAME is a file under --root; a missing one is a 404):
   GET /big/BYTES                BYTES of deterministic non-image data; `?chunked=1` streams it
                                 chunked, without Content-Length
   GET /_counts                  JSON: {path_with_query: requests, "_connections": n,
-                                "_conditional": {path: n}, "_last_headers": {path: {...}}}
+                                "_conditional": {path: n}, "_last_headers": {path: {...}}} (User-Agent, Accept-Encoding,
+                                Authorization and X-Source-Token, when sent)
   POST /_reset                  clears everything /_counts reports (and the flaky counters)
 
 Query options where a file is served: max_age=N, no_store=1, no_cache=1 (Cache-Control),
@@ -62,6 +63,9 @@ CLIENT_GONE = (BrokenPipeError, ConnectionResetError, ConnectionAbortedError, Ti
 BIG_PATTERN = bytes(range(0x20, 0x7F)) + b"\n"
 CHUNK = 64 * 1024
 CONTROL_PATHS = ("/_counts", "/_reset")
+# The request headers /_counts shows for each path's last request (credentials tests look for
+# the last two, which must reach only the origin they are for).
+RECORDED_HEADERS = ("User-Agent", "Accept-Encoding", "Authorization", "X-Source-Token")
 
 stopping = threading.Event()
 
@@ -91,7 +95,7 @@ class Tally:
                 self.conditional[path] = self.conditional.get(path, 0) + 1
             self.last_headers[path] = {
                 name: handler.headers[name]
-                for name in ("User-Agent", "Accept-Encoding") if name in handler.headers}
+                for name in RECORDED_HEADERS if name in handler.headers}
             return self.requests[path]
 
     def snapshot(self):

@@ -3,7 +3,7 @@
 cache tests.
 
 Usage: python3 moto_server.py --account FILE
-       python3 moto_server.py --account FILE --ask list|flip KEY|sha KEY
+       python3 moto_server.py --account FILE --ask list|flip KEY|sha KEY|put KEY FILE
 
 Serving: starts moto (PyPI `moto[server]`) with INITIAL_NO_AUTH_ACTION_COUNT=3, so that only
 the first three requests go unauthenticated: they create an IAM user, give it S3 rights and
@@ -15,6 +15,7 @@ Asking (a second process, signed with the account's key): prints one JSON line a
   list              {"keys": {KEY: size, ...}} of the bucket
   flip KEY          flips the last byte of the object KEY; {"ok": true}
   sha KEY           {"sha256": the SHA-256 of the object KEY}
+  put KEY FILE      stores FILE's bytes as the object KEY; {"ok": true}
 
 No pipe joins the test process to the server: a long-lived pipe in a test process that spawns
 children from many threads at once has had its descriptor closed and reused under it.
@@ -100,6 +101,10 @@ def ask(account_file, words):
         body = bytearray(s3.get_object(Bucket=BUCKET, Key=words[1])["Body"].read())
         body[-1] ^= 0xFF
         s3.put_object(Bucket=BUCKET, Key=words[1], Body=bytes(body))
+        print(json.dumps({"ok": True}))
+    elif words[0] == "put":
+        with open(words[2], "rb") as f:
+            s3.put_object(Bucket=BUCKET, Key=words[1], Body=f.read())
         print(json.dumps({"ok": True}))
     elif words[0] == "sha":
         body = s3.get_object(Bucket=BUCKET, Key=words[1])["Body"].read()

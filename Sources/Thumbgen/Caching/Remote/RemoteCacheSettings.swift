@@ -72,18 +72,15 @@ public struct RemoteCacheSettings: Sendable, Equatable {
                 throw RemoteCacheError(description: "--remote-cache \(url): \"\(bucket)\" is not an S3 bucket name")
             }
             try Self.checkPrefix(prefix, in: url)
-            guard let key = value("AWS_ACCESS_KEY_ID"), let secret = value("AWS_SECRET_ACCESS_KEY") else {
+            // The same reading as s3:// sources' (`S3Access`).
+            guard let access = S3Access(environment: environment, endpoint: endpoint) else {
                 throw RemoteCacheError(description: "--remote-cache \(url): set AWS_ACCESS_KEY_ID and "
                                        + "AWS_SECRET_ACCESS_KEY in the environment")
             }
-            let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? "us-east-1"
-            let endpoint = endpoint ?? value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL")
-            if let endpoint { try Self.checkWebURL(endpoint, flag: "--remote-cache-endpoint") }
-            backend = .s3(bucket: bucket, prefix: prefix,
-                          endpoint: endpoint.map { String($0.reversed().drop { $0 == "/" }.reversed()) },
-                          region: region)
-            auth = .awsSigV4(provider: "aws:amz:\(region):s3", keyID: key, secret: secret)
-            if let token = value("AWS_SESSION_TOKEN") { headers.append("x-amz-security-token: \(token)") }
+            if let endpoint = access.endpoint { try Self.checkWebURL(endpoint, flag: "--remote-cache-endpoint") }
+            backend = .s3(bucket: bucket, prefix: prefix, endpoint: access.endpoint, region: access.region)
+            auth = .awsSigV4(provider: access.provider, keyID: access.keyID, secret: access.secret)
+            if let token = access.sessionToken { headers.append("x-amz-security-token: \(token)") }
             return
         }
         guard endpoint == nil else {

@@ -44,11 +44,7 @@ struct RemoteStore: Sendable {
             return base + "/" + path
         case .s3(let bucket, let prefix, let endpoint, let region):
             let key = prefix.isEmpty ? path : prefix + "/" + path
-            if let endpoint { return "\(endpoint)/\(bucket)/\(key)" }
-            // Virtual-hosted, as AWS prefers; a bucket with a dot would not match the
-            // wildcard certificate, so it goes path-style.
-            return bucket.contains(".") ? "https://s3.\(region).amazonaws.com/\(bucket)/\(key)"
-                : "https://\(bucket).s3.\(region).amazonaws.com/\(key)"
+            return S3Access.objectURL(bucket: bucket, key: key, endpoint: endpoint, region: region)
         }
     }
 

@@ -8,6 +8,8 @@ import Synchronization
 /// cached already, and hashing every body would cost a warm run dearly).
 final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
+    /// What the cache calls the source: its URL, or its `SourceKey`.
+    let identity: String
     private let fetcher: @Sendable () -> any SourceFetching
     private let folder: URL
     private let spare: (@Sendable () -> URL)?
@@ -25,12 +27,13 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     /// When the operation began.
     var started: ContinuousClock.Instant? { state.withLock { $0.started } }
 
-    /// Gets `url` by `step` into `folder` (the cache's temporary folder when `storing` is
+    /// Gets `url` by `step` into `folder`, its body stored under `identity` (the cache's temporary folder when `storing` is
     /// set, so that a body moves into the store by rename), or into the folder `spare` gives
     /// when `folder`'s file system is full.
-    init(url: URL, step: RowPlan.SourceStep, into folder: URL, spare: (@Sendable () -> URL)? = nil,
+    init(url: URL, identity: String, step: RowPlan.SourceStep, into folder: URL, spare: (@Sendable () -> URL)? = nil,
          storing: URLCachePolicy?, fetcher: @escaping @Sendable () -> any SourceFetching) {
         self.url = url
+        self.identity = identity
         self.step = step
         self.folder = folder
         self.spare = spare
@@ -101,7 +104,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     /// its own file either way: a stored body is a second name of it (`URLCachePolicy.fetched`).
     private func accept(_ received: Received) -> FetchedSource {
         let response = received.response
-        storing?.fetched(url.absoluteString, file: received.file.path, response: response)
+        storing?.fetched(identity, file: received.file.path, response: response)
         return FetchedSource(path: received.file.path, digest: response.sha256, origin: .fetched,
                              verified: true, file: received.file, response: response)
     }

@@ -75,7 +75,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
             return startAgain(jobs, cache: cache)
         }
         // What `explain` compares a later miss with: the keys these rows are about to make.
-        planner.cache?.recipes.note(jobs.compactMap(\.plan.key), for: source)
+        planner.cache?.recipes.note(jobs.compactMap(\.plan.key), for: jobs[0].request)
         found.withLock { $0 = Handover(jobs: jobs, bytes: bytes) }
     }
 
@@ -96,7 +96,7 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// and starts the jobs again, planned afresh. Once only: a body that cannot be dropped (a
     /// cache this process cannot write) fails its rows rather than loop.
     private func startAgain(_ jobs: [Job], cache: ThumbnailCache) {
-        if case .url(let url) = source { cache.urls.remove(url.absoluteString) }
+        if let identity = jobs.first?.request.urlIdentity { cache.urls.remove(identity) }
         for job in jobs {
             guard job.startsAgain() else {
                 job.advance(.failed(.damagedCopyKept(job.request.sourceText)))
