@@ -43,8 +43,11 @@ struct SourceDecoder: Sendable {
         try open(page: page, of: sniff(path: path))
     }
 
-    /// Sniffs the file's format by content and opens its first page.
+    /// Sniffs the file's format by content and opens its first page. libvips is started first
+    /// if nothing has started it (a library caller, a test run alone): its error buffer's lock
+    /// does not exist before.
     func sniff(path: String) throws(ImagingError) -> SniffedSource {
+        try VipsRuntime.start()
         let (loader, image) = try openImage(path: path)
         return SniffedSource(path: path, loader: loader, image: image)
     }
