@@ -81,7 +81,7 @@ struct ReportSchemaTests {
         // --prune adds its list and count (nothing to remove here: every row is the same).
         for name in ["dry-prune", "prune"] {
             let raw = try Self.json(space.folder.file("report-\(name).json"))
-            #expect((raw["pruned"] as? [Any])?.isEmpty == true, "\(name)")
+            #expect((raw["pruned"] as? [Any])?.isEmpty == true, "\(name): \(String(describing: raw["pruned"]))")
             #expect((raw["summary"] as? [String: Any])?["pruned"] as? Int == 0, "\(name)")
         }
         #expect(try Self.json(reports[0].1)["pruned"] == nil)

@@ -8,7 +8,8 @@ import Foundation
 /// - a file on record whose size or SHA-256 changed since is left, named, and forgotten (it is
 ///   the user's now);
 /// - a file of a source whose row failed this run is kept (what that row would make is
-///   undecided), and so is every file while the run is incomplete (cancelled, or a walk that
+///   undecided; so, in a dry run, is one whose row's output path only a render can tell),
+///   and so is every file while the run is incomplete (cancelled, or a walk that
 ///   could not read everything): nothing is pruned then;
 /// - with `--shard`, only files whose source is in this shard (`Shard.owns(identity:)`), so
 ///   shards over one `--out` never remove each other's files;
@@ -64,7 +65,7 @@ public struct OutputPruner: Sendable {
     private func removeUnproduced(_ record: inout PlacedRecord, previous: PlacedRecord, run: PlacedLedger.State,
                        dryRun: Bool, into outcome: inout PruneOutcome) {
         let produced = Set(run.entries.map(\.path))
-        let undecided = Set(run.failedSources.map { SourceIdentity.of(src: $0) })
+        let undecided = Set((run.failedSources + run.unnamedSources).map { SourceIdentity.of(src: $0) })
         let candidates = previous.files.values
             .filter { !produced.contains($0.path) && !undecided.contains($0.source) && shard?.owns(identity: $0.source) != false }
             .sorted { $0.path < $1.path }
@@ -93,10 +94,11 @@ public struct OutputPruner: Sendable {
             } else if unlink(path) == 0 {
                 outcome.pruned.append(file)
                 record.files[file.path] = nil
-                var folder = (file.path as NSString).deletingLastPathComponent
-                while !folder.isEmpty {
-                    emptied.insert(folder)
-                    folder = (folder as NSString).deletingLastPathComponent
+                // Every folder on its way, `a/b` and `a` for `a/b/c.jpg`.
+                var folders = file.path.split(separator: "/").dropLast()
+                while !folders.isEmpty {
+                    emptied.insert(folders.joined(separator: "/"))
+                    folders.removeLast()
                 }
             } else {
                 outcome.refused.append((file.path, String(cString: strerror(errno))))
@@ -120,11 +122,11 @@ public struct OutputPruner: Sendable {
     static func confined(_ relative: String, under root: String) -> String? {
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false)
         guard !relative.hasPrefix("/"), !parts.contains(where: { $0 == ".." || $0.isEmpty }) else { return nil }
-        let path = root + "/" + relative
-        let folder = (path as NSString).deletingLastPathComponent
+        guard let name = parts.last else { return nil }
+        let folder = ([Substring(root)] + parts.dropLast()).joined(separator: "/")
         guard let real = realpath(folder, nil) else { return nil }
         defer { free(real) }
         let resolved = String(cString: real)
-        return resolved == root || resolved.hasPrefix(root + "/") ? resolved + "/" + (path as NSString).lastPathComponent : nil
+        return resolved == root || resolved.hasPrefix(root + "/") ? resolved + "/" + name : nil
     }
 }

@@ -21,6 +21,8 @@ public final class PlacedLedger: Sendable {
         /// A sum of the entries' hashes: the same set gives the same sum in any order.
         var sum: UInt64 = 0
         var failedSources: [String] = []
+        /// Sources of rows a dry run could not name the output of (its size needs a render).
+        var unnamedSources: [String] = []
         var cancelled = false
     }
 
@@ -38,11 +40,16 @@ public final class PlacedLedger: Sendable {
         var entries: [Entry] = []
         var sum: UInt64 = 0
         var failed: [String] = []
+        var unnamed: [String] = []
         var cancelled = false
         for result in results {
             switch result.status {
             case .written, .unchanged, .planned:
-                guard let out = result.out, dryRun == (result.status == .planned) else { continue }
+                guard dryRun == (result.status == .planned) else { continue }
+                guard let out = result.out else {
+                    unnamed.append(result.src)
+                    continue
+                }
                 let entry = Entry(path: out, row: result.id, src: result.src, bytes: result.bytes ?? 0,
                                   sha256: result.sha256 ?? "")
                 sum &+= Self.hash(entry)
@@ -59,6 +66,7 @@ public final class PlacedLedger: Sendable {
             state.entries.append(contentsOf: entries)
             state.sum &+= sum
             state.failedSources.append(contentsOf: failed)
+            state.unnamedSources.append(contentsOf: unnamed)
             state.cancelled = state.cancelled || cancelled
         }
     }
