@@ -14,6 +14,7 @@ public struct PruneOutcome: Sendable, Equatable {
     /// Whether the record could not be saved (the next prune may miss this run's files).
     public var unsaved = false
 
+    /// Equal when they name the same files and folders and say the same (refusals by path).
     public static func == (lhs: PruneOutcome, rhs: PruneOutcome) -> Bool {
         lhs.pruned == rhs.pruned && lhs.changed == rhs.changed && lhs.folders == rhs.folders
             && lhs.refused.map(\.path) == rhs.refused.map(\.path) && lhs.skipped == rhs.skipped
