@@ -44,34 +44,31 @@ public struct PlacedIndex: PlacedRecordStoring {
         return record
     }
 
-    /// Writes what differs between `record` and `previous`. An entry that changed or went
-    /// forgets the runs on record (they may no longer be whole in it); `fingerprint` is noted.
+    /// Writes `changes`, in one transaction. An entry replaced or removed forgets the runs on
+    /// record (they may no longer be whole in it); `fingerprint` is noted.
     @discardableResult
-    public func save(_ record: PlacedRecord, previous: PlacedRecord, fingerprint: UInt64) -> Bool {
+    public func save(_ changes: PlacedChanges, to previous: PlacedRecord, fingerprint: UInt64) -> Bool {
         guard let outPath else { return false }
         let out = IndexDatabase.Value.text(outPath)
         return index.transaction { transaction in
-            var lost = false
-            for (path, file) in record.files where previous.files[path] != file {
-                lost = lost || previous.files[path] != nil
+            for file in changes.upserts {
                 transaction.execute("""
                     INSERT OR REPLACE INTO placed (out_path, path, row, source, size, digest)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """, [out, .text(path), .text(file.row), .text(file.source), .integer(Int64(file.bytes)),
+                    """, [out, .text(file.path), .text(file.row), .text(file.source), .integer(Int64(file.bytes)),
                           .text(file.sha256)])
             }
-            for path in previous.files.keys where record.files[path] == nil {
-                lost = true
+            for path in changes.removals {
                 transaction.execute("DELETE FROM placed WHERE out_path = ? AND path = ?", [out, .text(path)])
             }
-            for folder in record.folders.subtracting(previous.folders) {
+            for folder in changes.foldersMade {
                 transaction.execute("INSERT OR IGNORE INTO placed_folders (out_path, path) VALUES (?, ?)",
                                     [out, .text(folder)])
             }
-            for folder in previous.folders.subtracting(record.folders) {
+            for folder in changes.foldersGone {
                 transaction.execute("DELETE FROM placed_folders WHERE out_path = ? AND path = ?", [out, .text(folder)])
             }
-            if lost { transaction.execute("DELETE FROM placed_runs WHERE out_path = ?", [out]) }
+            if changes.replaces { transaction.execute("DELETE FROM placed_runs WHERE out_path = ?", [out]) }
             // A few runs are enough to know (shards, a run or two back); more would only grow.
             transaction.execute("""
                 DELETE FROM placed_runs WHERE out_path = ?1 AND fingerprint != ?2

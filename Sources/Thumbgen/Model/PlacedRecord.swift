@@ -14,6 +14,38 @@ public struct PlacedRecord: Sendable, Equatable {
     }
 }
 
+/// What a run changes in a record: written as a difference, so that a run of 100,000 rows
+/// never holds the record twice.
+public struct PlacedChanges: Sendable, Equatable {
+    /// Files added, or replaced by what this run placed at their path.
+    public var upserts: [PlacedFile] = []
+    /// Paths that leave the record (pruned, gone, or changed by the user).
+    public var removals: [String] = []
+    /// Folders the run made.
+    public var foldersMade: Set<String> = []
+    /// Folders that leave the record (removed, or gone).
+    public var foldersGone: Set<String> = []
+    /// Whether an entry already on record was replaced or removed: runs saved before may no
+    /// longer be whole in the record.
+    public var replaces = false
+
+    /// No change.
+    public init() {}
+
+    /// Whether there is nothing to write.
+    public var isEmpty: Bool { upserts.isEmpty && removals.isEmpty && foldersMade.isEmpty && foldersGone.isEmpty }
+
+    /// `record` with the changes made.
+    public func applied(to record: PlacedRecord) -> PlacedRecord {
+        var record = record
+        for file in upserts { record.files[file.path] = file }
+        for path in removals { record.files[path] = nil }
+        record.folders.formUnion(foldersMade)
+        record.folders.subtract(foldersGone)
+        return record
+    }
+}
+
 /// Where the record of placed files of one `--out` folder lives: the cache's database, or a
 /// file thumbgen owns inside `--out` when no cache is used.
 public protocol PlacedRecordStoring: Sendable {
@@ -23,9 +55,8 @@ public protocol PlacedRecordStoring: Sendable {
     func holds(fingerprint: UInt64) -> Bool
     /// The record as saved (empty when there is none, or it cannot be read).
     func load() -> PlacedRecord
-    /// Saves `record`, which was `previous` when loaded, writing only what changed;
-    /// `fingerprint` is the run's, which `holds(fingerprint:)` answers after. False when it
-    /// could not be written.
+    /// Saves `changes` to the record, which was `previous` when loaded; `fingerprint` is the
+    /// run's, which `holds(fingerprint:)` answers after. False when it could not be written.
     @discardableResult
-    func save(_ record: PlacedRecord, previous: PlacedRecord, fingerprint: UInt64) -> Bool
+    func save(_ changes: PlacedChanges, to previous: PlacedRecord, fingerprint: UInt64) -> Bool
 }

@@ -44,8 +44,9 @@ public struct PlacedRecordFile: PlacedRecordStoring {
     /// Writes the whole file again when the record changed (a temporary, then `rename`, so a
     /// killed run leaves the old record whole); false when it could not.
     @discardableResult
-    public func save(_ record: PlacedRecord, previous: PlacedRecord, fingerprint: UInt64) -> Bool {
-        guard record != previous else { return true }
+    public func save(_ changes: PlacedChanges, to previous: PlacedRecord, fingerprint: UInt64) -> Bool {
+        guard !changes.isEmpty else { return true }
+        let record = changes.applied(to: previous)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var text = Data("{\"thumbgen_placed\":1}\n".utf8)

@@ -44,27 +44,34 @@ public struct OutputPruner: Sendable {
         if !prunes && (dryRun || (made.isEmpty && store.holds(fingerprint: fingerprint))) { return outcome }
 
         let previous = store.load()
-        var record = previous
-        if !dryRun {
-            // Runs of consecutive rows share a source: its identity is made once for them.
-            var last: (src: String, identity: String)?
-            for entry in run.entries {
-                let identity = last?.src == entry.src ? last?.identity ?? "" : SourceIdentity.of(src: entry.src)
-                last = (entry.src, identity)
-                record.files[entry.path] = PlacedFile(path: entry.path, row: entry.row, source: identity,
-                                                      bytes: entry.bytes, sha256: entry.sha256)
-            }
-            record.folders.formUnion(made)
+        var changes = PlacedChanges()
+        var produced = Set<String>()
+        // Runs of consecutive rows share a source: its identity is made once for them.
+        var last: (src: String, identity: String)?
+        ledger.forEachEntry { entry in
+            if prunes { produced.insert(entry.path) }
+            guard !dryRun else { return }
+            let known = previous.files[entry.path]
+            let identity = last.flatMap { $0.src == entry.src ? $0.identity : nil } ?? SourceIdentity.of(src: entry.src)
+            last = (entry.src, identity)
+            let file = PlacedFile(path: entry.path, row: entry.row, source: identity, bytes: entry.bytes,
+                                  sha256: entry.sha256)
+            guard file != known else { return }
+            changes.replaces = changes.replaces || known != nil
+            changes.upserts.append(file)
         }
-        if prunes { removeUnproduced(&record, previous: previous, run: run, dryRun: dryRun, into: &outcome) }
-        if !dryRun && !store.save(record, previous: previous, fingerprint: fingerprint) { outcome.unsaved = true }
+        if !dryRun { changes.foldersMade = made.subtracting(previous.folders) }
+        if prunes {
+            removeUnproduced(previous: previous, produced: produced, run: run, dryRun: dryRun,
+                             into: &outcome, changes: &changes)
+        }
+        if !dryRun && !store.save(changes, to: previous, fingerprint: fingerprint) { outcome.unsaved = true }
         return outcome
     }
 
     /// Removes (or lists) the files on record that this run did not produce, in its shard.
-    private func removeUnproduced(_ record: inout PlacedRecord, previous: PlacedRecord, run: PlacedLedger.State,
-                       dryRun: Bool, into outcome: inout PruneOutcome) {
-        let produced = Set(run.entries.map(\.path))
+    private func removeUnproduced(previous: PlacedRecord, produced: Set<String>, run: PlacedLedger.State,
+                                  dryRun: Bool, into outcome: inout PruneOutcome, changes: inout PlacedChanges) {
         let undecided = Set((run.failedSources + run.unnamedSources).map { SourceIdentity.of(src: $0) })
         let candidates = previous.files.values
             .filter { !produced.contains($0.path) && !undecided.contains($0.source) && shard?.owns(identity: $0.source) != false }
@@ -75,25 +82,25 @@ public struct OutputPruner: Sendable {
         var emptied = Set<String>()
         for file in candidates {
             guard let path = Self.confined(file.path, under: rootPath) else {
-                record.files[file.path] = nil
+                changes.removals.append(file.path)
                 continue
             }
             var info = stat()
             guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
                 // Gone already, or replaced by something else: nothing of ours to remove.
-                record.files[file.path] = nil
+                changes.removals.append(file.path)
                 continue
             }
             guard Int(info.st_size) == file.bytes, ContentDigest.ofFile(at: path) == file.sha256 else {
                 outcome.changed.append(file)
-                record.files[file.path] = nil
+                changes.removals.append(file.path)
                 continue
             }
             if dryRun {
                 outcome.pruned.append(file)
             } else if unlink(path) == 0 {
                 outcome.pruned.append(file)
-                record.files[file.path] = nil
+                changes.removals.append(file.path)
                 // Every folder on its way, `a/b` and `a` for `a/b/c.jpg`.
                 var folders = file.path.split(separator: "/").dropLast()
                 while !folders.isEmpty {
@@ -106,15 +113,18 @@ public struct OutputPruner: Sendable {
         }
         // Deepest first, so that a parent is tried once its children are gone; rmdir removes
         // only an empty folder, so one holding anything (a user's file) stays.
+        let folders = previous.folders.union(changes.foldersMade)
         for folder in emptied.sorted(by: { $0.split(separator: "/").count > $1.split(separator: "/").count })
-        where record.folders.contains(folder) {
+        where folders.contains(folder) {
             if rmdir(rootPath + "/" + folder) == 0 {
                 outcome.folders.append(folder)
-                record.folders.remove(folder)
+                changes.foldersGone.insert(folder)
             } else if errno == ENOENT {
-                record.folders.remove(folder)
+                changes.foldersGone.insert(folder)
             }
         }
+        changes.foldersMade.subtract(changes.foldersGone)
+        changes.replaces = changes.replaces || !changes.removals.isEmpty
     }
 
     /// The full path of `relative` under `root`, or nil when it could lead elsewhere (an absolute

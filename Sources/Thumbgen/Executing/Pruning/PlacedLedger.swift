@@ -1,13 +1,17 @@
+import Foundation
 import Synchronization
 
 /// What a run placed under `--out`, gathered from its results as rows end (on any thread, a
 /// batch under one lock): each output's path, row, source, size and digest; the sources of
-/// failed rows, whose files a prune keeps; and whether any row was cancelled. Kept cheap for
-/// the warm path: the source identity is made only for entries the record lacks, and the
-/// run's fingerprint is summed as rows end.
+/// failed rows, whose files a prune keeps; and whether any row was cancelled.
+///
+/// Kept off the warm path's memory: the entries are packed and spilled, 64 KiB at a time, to
+/// an unlinked temporary file (`LedgerSpill`), and read back only when the record must change
+/// or a prune needs them; a run like one already recorded needs only the fingerprint, summed
+/// as rows end.
 public final class PlacedLedger: Sendable {
     /// One placed output, as its result gave it.
-    struct Entry: Sendable {
+    struct Entry: Sendable, Equatable {
         var path: String
         var row: String
         /// The `src` cell as written (the identity is made when needed).
@@ -17,7 +21,9 @@ public final class PlacedLedger: Sendable {
     }
 
     struct State: Sendable {
-        var entries: [Entry] = []
+        /// Packed entries not yet spilled (all of them when there is no spill file).
+        var pending: [UInt8] = []
+        var count = 0
         /// A sum of the entries' hashes: the same set gives the same sum in any order.
         var sum: UInt64 = 0
         var failedSources: [String] = []
@@ -27,6 +33,7 @@ public final class PlacedLedger: Sendable {
     }
 
     private let state = Mutex(State())
+    private let spill = LedgerSpill()
     /// Whether planned rows (`--dry-run`) count as placed.
     private let dryRun: Bool
 
@@ -37,8 +44,9 @@ public final class PlacedLedger: Sendable {
 
     /// Notes the results of rows that ended together.
     public func note(_ results: [RowResult]) {
-        var entries: [Entry] = []
+        var packed: [UInt8] = []
         var sum: UInt64 = 0
+        var count = 0
         var failed: [String] = []
         var unnamed: [String] = []
         var cancelled = false
@@ -50,10 +58,11 @@ public final class PlacedLedger: Sendable {
                     unnamed.append(result.src)
                     continue
                 }
-                let entry = Entry(path: out, row: result.id, src: result.src, bytes: result.bytes ?? 0,
-                                  sha256: result.sha256 ?? "")
-                sum &+= Self.hash(entry)
-                entries.append(entry)
+                let start = packed.count
+                Self.pack(Entry(path: out, row: result.id, src: result.src, bytes: result.bytes ?? 0,
+                                sha256: result.sha256 ?? ""), into: &packed)
+                sum &+= Self.hash(packed[start...])
+                count += 1
             case .failed:
                 failed.append(result.src)
             case .cancelled:
@@ -63,37 +72,71 @@ public final class PlacedLedger: Sendable {
             }
         }
         state.withLock { state in
-            state.entries.append(contentsOf: entries)
+            state.pending.append(contentsOf: packed)
+            state.count += count
             state.sum &+= sum
             state.failedSources.append(contentsOf: failed)
             state.unnamedSources.append(contentsOf: unnamed)
             state.cancelled = state.cancelled || cancelled
+            if state.pending.count >= 1 << 16, spill.write(state.pending) { state.pending.removeAll(keepingCapacity: true) }
         }
     }
 
-    /// What was noted so far.
-    var snapshot: State { state.withLock { $0 } }
+    /// What was noted so far, but the entries (`entries()`).
+    var snapshot: State {
+        state.withLock { state in
+            var copy = state
+            copy.pending = []
+            return copy
+        }
+    }
+
+    /// Hands `body` every entry noted, in the order rows ended (read back from the spill
+    /// file, one at a time: the run's entries are never all in memory as values).
+    func forEachEntry(_ body: (Entry) -> Void) {
+        let bytes = state.withLock { state in spill.readAll() + state.pending }
+        var offset = 0
+        while let entry = Self.unpack(bytes, at: &offset) { body(entry) }
+    }
 
     /// The run's fingerprint: its entries' hashes summed, mixed with their count.
     static func fingerprint(_ state: State) -> UInt64 {
-        mix(state.sum ^ mix(UInt64(state.entries.count)))
+        mix(state.sum ^ mix(UInt64(state.count)))
     }
 
-    /// FNV-1a over the entry's fields (each ended by 0xFF, which UTF-8 never holds), mixed.
-    static func hash(_ entry: Entry) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        func add(_ text: String) {
-            var copy = text
-            copy.withUTF8 { bytes in
-                for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            }
-            hash = (hash ^ 0xFF) &* 0x0000_0100_0000_01b3
+    /// Appends `entry`: path, row, source and digest each as a 4-byte little-endian length and
+    /// its UTF-8, then the size as 8 bytes little-endian.
+    static func pack(_ entry: Entry, into bytes: inout [UInt8]) {
+        for text in [entry.path, entry.row, entry.src, entry.sha256] {
+            let utf8 = text.utf8
+            withUnsafeBytes(of: UInt32(utf8.count).littleEndian) { bytes.append(contentsOf: $0) }
+            bytes.append(contentsOf: utf8)
         }
-        add(entry.path)
-        add(entry.src)
-        add(entry.row)
-        add(entry.sha256)
-        return mix(hash ^ UInt64(truncatingIfNeeded: entry.bytes))
+        withUnsafeBytes(of: Int64(entry.bytes).littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// The entry packed at `offset`, which moves past it; nil at the end (or on a short read).
+    static func unpack(_ bytes: [UInt8], at offset: inout Int) -> Entry? {
+        var texts: [String] = []
+        for _ in 0..<4 {
+            guard offset + 4 <= bytes.count else { return nil }
+            let length = bytes[offset..<offset + 4].reversed().reduce(0) { $0 << 8 | Int($1) }
+            offset += 4
+            guard offset + length <= bytes.count else { return nil }
+            texts.append(String(decoding: bytes[offset..<offset + length], as: UTF8.self))
+            offset += length
+        }
+        guard offset + 8 <= bytes.count else { return nil }
+        let size = bytes[offset..<offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        offset += 8
+        return Entry(path: texts[0], row: texts[1], src: texts[2], bytes: Int(Int64(bitPattern: size)), sha256: texts[3])
+    }
+
+    /// FNV-1a over a packed entry (its lengths keep the fields apart), mixed.
+    static func hash(_ packed: ArraySlice<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in packed { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return mix(hash)
     }
 
     /// splitmix64's finaliser: every bit of the input moves every bit of the output.
