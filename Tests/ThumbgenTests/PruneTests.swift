@@ -71,6 +71,17 @@ struct PruneTests {
 
         let again = try await Self.render(space, cacheFlag + ["--prune"])
         #expect(again.status == 0 && again.stderr.contains(", 0 pruned in"), "\(again.stderr)")
+
+        // The photo comes back: a run without --prune places its outputs and records them
+        // again (a run like the very first, whose record the prune changed since), so that
+        // deleting it once more prunes them once more.
+        try space.folder.write(try RawImage.quadrants(width: 300, height: 200).encoded(as: .jpeg), to: "src/sub/b.jpg")
+        #expect(try await Self.render(space, cacheFlag).status == 0)
+        #expect(Self.files(space) == before)
+        try FileManager.default.removeItem(at: space.folder.file("src/sub/b.jpg"))
+        let last = try await Self.render(space, cacheFlag + ["--prune"])
+        #expect(last.stderr.contains(", 2 pruned in"), "\(last.stderr)")
+        #expect(Self.files(space) == before.filter { !$0.hasPrefix("sub/") })
     }
 
     @Test("A hand-written file survives; an output changed since is kept and named once in the warning",
