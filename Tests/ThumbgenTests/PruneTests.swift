@@ -173,13 +173,15 @@ struct PruneTests {
         #expect(warm.stderr.contains("--prune"), "\(warm.stderr)")
     }
 
-    @Test("Four shards over one --out prune only their own sources' files; report merge lists what they pruned")
-    func fourShards() async throws {
+    @Test("Four shards over one --out prune only their own sources' files; report merge lists what they pruned",
+          arguments: [false, true])
+    func fourShards(noCache: Bool) async throws {
         let space = try Workspace("prune-shards")
         let manifest = try space.folder.write(try ShardHarness.manifest(in: space, sources: 16, sizes: [16, 24]),
                                               to: "manifest.csv")
         let first = try await ShardHarness.runAll(4, in: space) { k in
-            [manifest.path, "--out", space.out.path, "--shard", "\(k)/4", "--prune"]
+            // Without a cache the four share --out/.thumbgen-placed, each adding its own files.
+            [manifest.path, "--out", space.out.path, "--shard", "\(k)/4", "--prune"] + (noCache ? ["--no-cache"] : [])
         }
         #expect(first.allSatisfy { $0.status == 0 && $0.stderr.contains(", 0 pruned in") }, "\(first.map(\.stderr))")
         #expect(Self.files(space).count == 32)
@@ -192,6 +194,7 @@ struct PruneTests {
         let reports = (0..<4).map { space.folder.file("r\($0).json") }
         let second = try await ShardHarness.runAll(4, in: space) { k in
             [smaller.path, "--out", space.out.path, "--shard", "\(k)/4", "--prune", "--report", reports[k].path]
+                + (noCache ? ["--no-cache"] : [])
         }
         #expect(second.allSatisfy { $0.status == 0 }, "\(second.map(\.stderr))")
         let expected = (0..<16).filter { ![0, 1, 2, 5].contains($0) }.flatMap { index in

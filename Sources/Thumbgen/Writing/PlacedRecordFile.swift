@@ -41,12 +41,19 @@ public struct PlacedRecordFile: PlacedRecordStoring {
         return record
     }
 
-    /// Writes the whole file again when the record changed (a temporary, then `rename`, so a
+    /// Writes the whole file again with `changes` made (a temporary, then `rename`, so a
     /// killed run leaves the old record whole); false when it could not.
     @discardableResult
     public func save(_ changes: PlacedChanges, to previous: PlacedRecord, fingerprint: UInt64) -> Bool {
         guard !changes.isEmpty else { return true }
-        let record = changes.applied(to: previous)
+        // The changes go onto the file as it is now, under a lock on the folder: shards over one
+        // --out saving at once each add theirs, and none loses another's.
+        let folder = open(path.deletingLastPathComponent().path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else { return false }
+        defer { close(folder) }
+        guard flock(folder, LOCK_EX) == 0 else { return false }
+        defer { flock(folder, LOCK_UN) }
+        let record = changes.applied(to: load())
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var text = Data("{\"thumbgen_placed\":1}\n".utf8)
