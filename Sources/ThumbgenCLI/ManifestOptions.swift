@@ -21,8 +21,9 @@ struct ManifestOptions: ParsableArguments {
     var sharding: ShardOptions
 
     /// Runs the manifest as `command` (`render` or `warm`), writing under `outputDirectory`
-    /// (nil: into the cache only); `dryRun` plans it and opens the cache only to look.
-    func execute(command: String, outputDirectory: URL?, dryRun: Bool = false) throws {
+    /// (nil: into the cache only); `dryRun` plans it and opens the cache only to look; `prune`
+    /// removes what earlier runs placed there and this one did not.
+    func execute(command: String, outputDirectory: URL?, dryRun: Bool = false, prune: Bool = false) throws {
         let shard = try sharding.resolve()
         var configuration = try run.configuration(
             outputDirectory: outputDirectory, fetch: recipe.fetch, limits: recipe.limits, cache: recipe.cache,
@@ -31,6 +32,7 @@ struct ManifestOptions: ParsableArguments {
         let input = try input(skipping: outputDirectory)
         var runner = run.runner(input: input, recipe: recipe, command: command)
         runner.shard = shard
+        runner.prune = prune
         try runner.run(configuration, dryRun: dryRun)
     }
 

@@ -45,6 +45,8 @@ struct ManifestRunner {
     var command: String
     /// `--shard`: the only rows run are this shard's (nil: every row).
     var shard: Shard?
+    /// `--prune`: remove what earlier runs placed under `--out` and this one did not.
+    var prune = false
 
     /// Runs the manifest with `configuration`; `dryRun` only plans it.
     func run(_ configuration: PipelineConfiguration, dryRun: Bool = false) throws {
@@ -73,7 +75,11 @@ struct ManifestRunner {
             default: throw fail(error.description, ExitStatus.unusable)
             }
         }
-        let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started)
+        // What the run places under --out, for its record (and what a dry run would, to list
+        // what --prune would remove).
+        let ledger = configuration.outputDirectory != nil && (!dryRun || prune) ? PlacedLedger(dryRun: dryRun) : nil
+        let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started,
+                                   ledger: ledger)
         let recorder = outputs.recorder
         if case .manifest(let manifest) = input, !jsonLines && manifest != "-" {
             countRows(manifest, into: outputs.progress)
@@ -81,6 +87,10 @@ struct ManifestRunner {
         if case .tree(_, let counting) = input { countRows(of: counting, into: outputs.progress) }
         var configuration = configuration
         if let events = outputs.events { configuration.onEvent = { events.log($0) } }
+        // The record of placed files: every run that writes under --out keeps it (a dry run
+        // reads it only to list what --prune would remove).
+        let made = MadeFolders()
+        if !dryRun { configuration.madeFolders = made }
         if configuration.cache != nil { recorder.expectCache(warm: configuration.outputDirectory == nil) }
         let pipeline: any RowExecutor
         if dryRun {
@@ -110,8 +120,11 @@ struct ManifestRunner {
         let remote = dryRun ? nil : configuration.cache?.remote?.finish(waiting: trap.receivedSignal == nil)
         let seconds = (ContinuousClock.now - started).inSeconds
         let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
+        let pruned = finishPlaced(configuration, ledger: ledger, made: made, dryRun: dryRun, progress: outputs.progress,
+                                  incomplete: incompleteness(manifestError: manifestError, signal: trap.receivedSignal))
         let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
-                                         refusedWrites: configuration.cache?.refusedWrites ?? 0)
+                                         refusedWrites: configuration.cache?.refusedWrites ?? 0,
+                                         pruned: pruned)
         if case .tree(let tree, _) = input { WalkOptions.warnSkippedLinks(tree.skippedLinks) }
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let remote { printError(remote.line) }

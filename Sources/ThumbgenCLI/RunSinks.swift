@@ -15,8 +15,9 @@ final class RunSinks: Sendable {
     private let indexPath: String?
 
     /// Opens the files `runner` names; throws the exit status (3) for one that cannot be
-    /// written, after saying which.
-    init(_ runner: ManifestRunner, outputDirectory: URL?, started: ContinuousClock.Instant) throws {
+    /// written, after saying which. `ledger` hears every result (the record of placed files).
+    init(_ runner: ManifestRunner, outputDirectory: URL?, started: ContinuousClock.Instant,
+         ledger: PlacedLedger? = nil) throws {
         func unwritable(_ path: String, _ what: String) -> ExitCode {
             printError("\(path): cannot write the \(what)")
             return ExitStatus.unwritable
@@ -57,6 +58,7 @@ final class RunSinks: Sendable {
         // The event log and the progress display guard themselves; the sheet is fed in order.
         recorder = RunRecorder(report: stream, alongside: { results in
             progress.count(results)
+            ledger?.note(results)
             if let events { results.forEach(events.log) }
         }, onEach: { result in
             if !quiet, let line = Self.line(for: result, verbose: verbose) { progress.print(line) }
@@ -72,13 +74,14 @@ final class RunSinks: Sendable {
     }
 
     /// Ends the run's files and the progress line (the report saying which `shard` it
-    /// covers, if one); returns the summary.
+    /// covers, if one, and the files `--prune` removed); returns the summary.
     func finish(seconds: Double, reportPath: String?, shard: ReportShard? = nil,
-                refusedWrites: Int = 0) throws -> RunSummary {
+                refusedWrites: Int = 0, pruned: [PlacedFile]? = nil) throws -> RunSummary {
         progress.finish()
         let summary: RunSummary
         do {
-            summary = try recorder.finish(seconds: seconds, shard: shard, refusedWrites: refusedWrites)
+            summary = try recorder.finish(seconds: seconds, shard: shard, refusedWrites: refusedWrites,
+                                          pruned: pruned)
         } catch {
             printError("\(reportPath ?? ""): cannot write the report")
             throw ExitStatus.unwritable

@@ -57,7 +57,8 @@ struct IndexDatabaseTests {
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         #expect(database.isOn)
         let tables = Self.tables(database)
-        #expect(tables == ["files", "generations", "journal_entries", "journal_sources", "journals", "orphans", "recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "journal_entries", "journal_sources", "journals", "orphans", "placed",
+                          "placed_folders", "placed_runs", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         var mode = ""
@@ -239,7 +240,8 @@ struct IndexDatabaseTests {
             let database = IndexDatabase(path: path, readOnly: false) { _ in }
             for statement in ["DROP TRIGGER files_removed", "DROP TABLE files", "DROP TABLE generations",
                               "DROP TABLE journals", "DROP TABLE journal_sources", "DROP TABLE journal_entries",
-                              "DROP TABLE orphans", "DROP TABLE uses"] {
+                              "DROP TABLE orphans", "DROP TABLE uses", "DROP TABLE placed",
+                              "DROP TABLE placed_folders", "DROP TABLE placed_runs"] {
                 #expect(database.execute(statement), "\(statement)")
             }
             database.execute("PRAGMA user_version = 1")
@@ -248,7 +250,8 @@ struct IndexDatabaseTests {
         let warnings = Warnings()
         let database = IndexDatabase(path: path, readOnly: false, warn: warnings.add)
         let tables = Self.tables(database)
-        #expect(tables == ["files", "generations", "journal_entries", "journal_sources", "journals", "orphans", "recipes", "runs", "urls", "uses"])
+        #expect(tables == ["files", "generations", "journal_entries", "journal_sources", "journals", "orphans", "placed",
+                          "placed_folders", "placed_runs", "recipes", "runs", "urls", "uses"])
         let version = Self.userVersion(database)
         #expect(version == IndexSchema.version)
         #expect(Self.urls(database) == ["https://e.test/a.jpg"])

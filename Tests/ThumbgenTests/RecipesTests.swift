@@ -59,7 +59,7 @@ struct RecipesTests {
         return (status, (try? String(contentsOf: log, encoding: .utf8)) ?? "")
     }
 
-    @Test("Static site: src/images mirrored under _site/img, an index with /img/ srcsets; a rebuild renders nothing")
+    @Test("Static site: src/images mirrored under _site/img, an index with /img/ srcsets; a rebuild renders nothing; a deleted photo's outputs are pruned, a hand-written file stays")
     func staticSite() async throws {
         let site = try TemporaryDirectory("recipe")
         try site.write(try RawImage.quadrants(width: 1600, height: 1000).encoded(as: .jpeg), to: "src/images/2024/beach.jpg")
@@ -83,6 +83,16 @@ struct RecipesTests {
         #expect(FileManager.default.fileExists(atPath: site.file("_site/img/cover-800x600.webp").path))
         let second = try await Self.run(script, in: site)
         #expect(second.status == 0 && second.output.contains("12 rows: 0 written, 12 unchanged"), "\(second.output)")
+        #expect(second.output.contains(", 0 pruned in"), "\(second.output)")
+
+        try site.write("User-agent: *\n", to: "_site/img/robots.txt")
+        try FileManager.default.removeItem(at: site.file("src/images/cover.png"))
+        let third = try await Self.run(script, in: site)
+        #expect(third.status == 0 && third.output.contains("6 rows: 0 written, 6 unchanged"), "\(third.output)")
+        #expect(third.output.contains(", 6 pruned in"), "\(third.output)")
+        let left = TemporaryDirectory.files(under: site.file("_site/img"))
+        #expect(left.filter { !$0.hasPrefix("2024/") } == ["robots.txt"], "\(left)")
+        #expect(left.filter { $0.hasPrefix("2024/") }.count == 6, "\(left)")
     }
 
     @Test("Once: outputs within the box, a report, a contact sheet")

@@ -49,7 +49,7 @@ struct ReportSchemaTests {
         try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
     }
 
-    @Test("Render (with failures and a URL), a cached rerun, warm and a dry run all validate; totals add up",
+    @Test("Render (with failures and a URL), a cached rerun, warm, a dry run and --prune runs all validate; totals add up",
           .enabled(if: hasValidator, "needs python3-jsonschema (scripts/setup installs it)"))
     func reportsValidate() async throws {
         let (space, server) = try HTTPSourceTests.serve()
@@ -60,7 +60,8 @@ struct ReportSchemaTests {
         let manifest = CSV.manifest(["src", "out", "size"], rows)
         let network = ["--allow-private-network", "--size", "32x32"]
         var reports: [(String, URL)] = []
-        for (name, arguments) in [("first", network), ("second", network), ("dry", network + ["--dry-run"])] {
+        for (name, arguments) in [("first", network), ("second", network), ("dry", network + ["--dry-run"]),
+                                    ("dry-prune", network + ["--dry-run", "--prune"]), ("prune", network + ["--prune"])] {
             let run = try await space.run(manifest: manifest, arguments)
             #expect(run.status == 1, "\(name): \(run.result.stderr)")
             let copy = space.folder.file("report-\(name).json")
@@ -77,6 +78,13 @@ struct ReportSchemaTests {
             let problems = try #require(try Self.violations(url))
             #expect(problems.isEmpty, "\(name): \(problems.joined(separator: "\n"))")
         }
+        // --prune adds its list and count (nothing to remove here: every row is the same).
+        for name in ["dry-prune", "prune"] {
+            let raw = try Self.json(space.folder.file("report-\(name).json"))
+            #expect((raw["pruned"] as? [Any])?.isEmpty == true, "\(name): \(String(describing: raw["pruned"]))")
+            #expect((raw["summary"] as? [String: Any])?["pruned"] as? Int == 0, "\(name)")
+        }
+        #expect(try Self.json(reports[0].1)["pruned"] == nil)
         let first = try Report.read(reports[0].1)
         let raw = try Self.json(reports[0].1)
         let summary = try #require(raw["summary"] as? [String: Any])

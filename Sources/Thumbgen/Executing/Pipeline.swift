@@ -96,7 +96,9 @@ public final class Pipeline: Sendable {
         self.configuration = configuration
         (isolation, workers) = SourceTask.Isolation.of(configuration)
         var delivery = OutputDelivery(
-            writer: try configuration.outputDirectory.map { try AtomicFileWriter(root: $0) })
+            writer: try configuration.outputDirectory.map {
+                try AtomicFileWriter(root: $0, madeFolders: configuration.madeFolders)
+            })
         delivery.claims = delivery.writer == nil ? nil : OutputClaims()
         delivery.cache = configuration.cache
         delivery.placeholderKinds = configuration.placeholders

@@ -45,6 +45,9 @@ public struct PipelineConfiguration: Sendable {
     public var isolation: WorkerIsolation?
     /// libvips loaders enabled besides the known image formats (`--enable-loader`).
     public var extraLoaders: [String] = []
+    /// Hears of every folder the run creates under `outputDirectory` (the record of placed
+    /// files, so that `--prune` removes only folders thumbgen made).
+    public var madeFolders: MadeFolders?
     /// How local sources are hashed before they are decoded; nil: the cache's `FileIndex`.
     var sourceHashing: (any SourceHashing)?
     /// How sources are rendered in this process; nil: `SourceRender`. Not used with workers.

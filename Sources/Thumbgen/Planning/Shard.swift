@@ -95,3 +95,11 @@ public enum ShardError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension Shard {
+    /// Whether a source of identity `identity` (`SourceIdentity.of(src:)`, as the record of
+    /// placed files keeps it) is in this shard: `--prune` removes only its own shard's files.
+    public func owns(identity: String) -> Bool {
+        count == 1 || Int(SourceIdentity.hash(identity) % UInt64(count)) == index
+    }
+}

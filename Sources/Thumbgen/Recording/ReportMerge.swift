@@ -48,8 +48,12 @@ public enum ReportMerge {
                 if refused > 0 { outcome.summary.cache?.notStored = refused }
             }
             outcome.summary.roundTotals()
+            // What each shard pruned is its own: the merge lists them all, by path.
+            let prunes = readers.compactMap(\.tail.pruned)
+            let pruned = prunes.isEmpty ? nil : prunes.joined().sorted { $0.path < $1.path }
+            outcome.summary.pruned = pruned?.count
             do {
-                try stream.finish(summary: outcome.summary, merged: stamp)
+                try stream.finish(summary: outcome.summary, merged: stamp, pruned: pruned)
             } catch {
                 throw ReportMergeError.unwritable(output)
             }

@@ -24,6 +24,8 @@ public final class ReportReader {
         public var shard: ReportShard?
         /// The shards a merged report joins.
         public var merged: ReportMerged?
+        /// The files the run's `--prune` removed (nil without one).
+        public var pruned: [PlacedFile]?
     }
 
     /// The report's first line: schema 1, as `ReportStream` starts it.
@@ -36,9 +38,18 @@ public final class ReportReader {
         self.handle = handle
         do {
             let size = try handle.seekToEnd()
-            try handle.seek(toOffset: size > 1 << 16 ? size - (1 << 16) : 0)
-            let end = try handle.readToEnd() ?? Data()
-            guard let close = end.range(of: Data("\n],".utf8), options: .backwards) else {
+            // The tail is short, unless a prune listed many files: read back until its start.
+            var window: UInt64 = 1 << 16
+            var end = Data()
+            var found: Range<Data.Index>?
+            while found == nil {
+                try handle.seek(toOffset: size > window ? size - window : 0)
+                end = try handle.readToEnd() ?? Data()
+                found = end.range(of: Data("\n],".utf8), options: .backwards)
+                if window >= size { break }
+                window *= 4
+            }
+            guard let close = found else {
                 throw ReportMergeError.notAReport(path, "no summary at its end (cut short?)")
             }
             tail = try decoder.decode(Tail.self, from: Data("{".utf8) + end[close.upperBound...])

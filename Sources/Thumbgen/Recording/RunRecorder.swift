@@ -100,16 +100,19 @@ public final class RunRecorder: Sendable {
     }
 
     /// Ends the run: stamps the time, completes the report (saying which `shard` it covers,
-    /// if one), and returns the summary. Throws when the report could not be written.
-    public func finish(seconds: Double, shard: ReportShard? = nil, refusedWrites: Int = 0) throws -> RunSummary {
+    /// if one, and what `--prune` removed, if asked), and returns the summary. Throws when the
+    /// report could not be written.
+    public func finish(seconds: Double, shard: ReportShard? = nil, refusedWrites: Int = 0,
+                       pruned: [PlacedFile]? = nil) throws -> RunSummary {
         try state.withLock { state in
             takeExpected(into: &state)
             if refusedWrites > 0 { state.summary.cache?.notStored = refusedWrites }
+            state.summary.pruned = pruned?.count
             state.summary.seconds = (seconds * 1000).rounded() / 1000
             state.summary.cpuSeconds = (ProcessCPU.seconds * 1000).rounded() / 1000
             state.summary.roundTotals()
             if let error = state.reportError { throw error }
-            try state.report?.finish(summary: state.summary, shard: shard)
+            try state.report?.finish(summary: state.summary, shard: shard, pruned: pruned)
             return state.summary
         }
     }

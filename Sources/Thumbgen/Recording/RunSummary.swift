@@ -31,6 +31,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var warm: WarmCounts?
     /// Rows by what a run would do (`--dry-run` only).
     public var plan: PlanCounts?
+    /// Files `--prune` removed (with `--dry-run`, would remove); nil without `--prune`.
+    public var pruned: Int?
 
     /// Rows by what a run would do for them.
     public struct PlanCounts: Sendable, Codable, Equatable {
@@ -79,7 +81,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case rows, written, unchanged, failed, cancelled, dropped, errors, seconds, cache, warm, bytes, ms, plan
+        case rows, written, unchanged, failed, cancelled, dropped, errors, seconds, cache, warm, bytes, ms, plan, pruned
         case cpuSeconds = "cpu_seconds"
     }
 
@@ -163,7 +165,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
         if let plan {
             return "dry run, nothing touched: \(rows) rows: \(plan.keep) already in place, "
                 + "\(plan.reuse) from the cache, \(plan.render) to render, \(plan.fetch) to fetch, "
-                + "\(failed) failing" + time
+                + "\(failed) failing" + (pruned.map { ", \($0) to prune" } ?? "") + time
         }
         if let warm {
             return "\(rows) rows: \(warm.fresh) fresh, \(warm.revalidated) revalidated, "
@@ -175,7 +177,8 @@ public struct RunSummary: Sendable, Codable, Equatable {
                 + ($0.notStored.map { ", \($0) writes refused (the cache is full or read only)" } ?? "")
         } ?? ""
         let droppedText = dropped.map { "\($0) dropped (larger than their fallback), " } ?? ""
+        let prunedText = pruned.map { ", \($0) pruned" } ?? ""
         return "\(rows) rows: \(written) written, \(unchanged) unchanged, " + droppedText + "\(failed) failed, "
-            + "\(cancelled) cancelled" + time + cacheText
+            + "\(cancelled) cancelled" + prunedText + time + cacheText
     }
 }

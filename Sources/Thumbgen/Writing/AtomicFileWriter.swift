@@ -28,9 +28,12 @@ public struct AtomicFileWriter: Sendable {
     let inFlight: TemporaryFiles
     /// Folders already cleared of temporary files that a killed run left behind.
     private let swept = SweptFolders()
+    /// Hears of every folder this writer creates under the root (the record of placed files).
+    let madeFolders: MadeFolders?
 
-    /// Writes under `root`, which is created if missing.
-    public init(root: URL, inFlight: TemporaryFiles = .shared) throws(Failure) {
+    /// Writes under `root`, which is created if missing; `madeFolders` hears of each folder
+    /// made under it.
+    public init(root: URL, inFlight: TemporaryFiles = .shared, madeFolders: MadeFolders? = nil) throws(Failure) {
         do {
             try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         } catch {
@@ -43,6 +46,7 @@ public struct AtomicFileWriter: Sendable {
         self.root = root
         self.rootRealPath = String(cString: real)
         self.inFlight = inFlight
+        self.madeFolders = madeFolders
         guard access(rootRealPath, W_OK) == 0 else {
             throw Failure(description: "\(root.path): the output folder is not writable")
         }
@@ -151,13 +155,17 @@ public struct AtomicFileWriter: Sendable {
         throws(Failure) -> String
     {
         var current = rootRealPath
+        var relative = ""
         for name in folders where !name.isEmpty && name != "." {
             let next = current + "/" + name
+            relative += relative.isEmpty ? name : "/" + name
             var info = stat()
             if lstat(next, &info) != 0 {
-                guard mkdir(next, 0o777) == 0 || errno == EEXIST, lstat(next, &info) == 0 else {
+                let made = mkdir(next, 0o777) == 0
+                guard made || errno == EEXIST, lstat(next, &info) == 0 else {
                     throw Failure(description: "\(relativePath): cannot create the folder \(name)")
                 }
+                if made { madeFolders?.note(relative) }
             }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:

@@ -1,4 +1,5 @@
 import Foundation
+import Thumbgen
 
 /// Where the tests find the package, the shared corpora and the `thumbgen` binary.
 enum TestPaths {
@@ -85,7 +86,9 @@ final class TemporaryDirectory: @unchecked Sendable {
         Self.files(under: file(relative))
     }
 
-    /// Every regular file under `root` (hidden ones included), relative to it, sorted.
+    /// Every regular file under `root` (hidden ones included), relative to it, sorted; but
+    /// the record of placed files a run without a cache keeps in `--out` (`PlacedRecordFile`),
+    /// which is thumbgen's own and no output (`PruneTests` looks at it directly).
     static func files(under root: URL) -> [String] {
         guard let walker = FileManager.default.enumerator(
             at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
@@ -97,7 +100,7 @@ final class TemporaryDirectory: @unchecked Sendable {
             let path = url.standardizedFileURL.resolvingSymlinksInPath().path
             found.append(path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path)
         }
-        return found.sorted()
+        return found.filter { $0 != PlacedRecordFile.name }.sorted()
     }
 }
 

@@ -4,7 +4,7 @@
 /// thumbgen is left alone (the run goes on without it).
 enum IndexSchema {
     /// The schema this thumbgen makes (`PRAGMA user_version`).
-    static let version: Int64 = 6
+    static let version: Int64 = 7
 
     /// The statements that take a database from version `index` to `index + 1`. A step, once
     /// released, never changes: its text is what older databases hold.
@@ -135,6 +135,34 @@ enum IndexSchema {
               digest TEXT PRIMARY KEY,      -- a blob no record named when cache prune looked
               first_seen REAL NOT NULL      -- the prune that first found it so: one an hour
             ) WITHOUT ROWID                 --   later removes it if still unnamed
+            """,
+        ],
+        [
+            // The record of placed files (`PlacedIndex`): what `--prune` may remove.
+            """
+            CREATE TABLE placed (
+              out_path TEXT NOT NULL,       -- the --out folder (its real path)
+              path TEXT NOT NULL,           -- a file thumbgen placed there, relative to it
+              row TEXT NOT NULL,            -- the id of the row that placed it last
+              source TEXT NOT NULL,         -- that row's source identity: the shard it is in
+              size INTEGER NOT NULL,        -- its size and SHA-256 as placed: a file that no
+              digest TEXT NOT NULL,         --   longer has them is the user's, never removed
+              PRIMARY KEY (out_path, path)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE placed_folders (
+              out_path TEXT NOT NULL,       -- the --out folder (its real path)
+              path TEXT NOT NULL,           -- a folder thumbgen made there, relative to it
+              PRIMARY KEY (out_path, path)
+            ) WITHOUT ROWID
+            """,
+            """
+            CREATE TABLE placed_runs (
+              out_path TEXT NOT NULL,       -- the --out folder (its real path)
+              fingerprint INTEGER NOT NULL, -- a run whose placed files are all in placed, as it
+              PRIMARY KEY (out_path, fingerprint) --  placed them: its like saves nothing
+            ) WITHOUT ROWID
             """,
         ],
     ]
