@@ -143,5 +143,20 @@ struct RecipesTests {
         let again = try await Self.run(script, in: site, name: "warm-thumbnails.sh")
         #expect(again.status == 0)
         #expect(try Report.read(site.file("warm-report.json")).summary.warm?["fresh"] == 3)
+
+        // Publishing with --prune: a row gone from the export takes its output with it; a
+        // file thumbgen did not place stays.
+        let publish = try Self.recipe("cron-publish")
+        let first = try await Self.run(publish, in: site, name: "publish-thumbnails.sh")
+        #expect(first.status == 0 && first.output.isEmpty, "\(first.output)")
+        let thumbs = site.file("public/thumbs")
+        let before = TemporaryDirectory.files(under: thumbs)
+        #expect(before.count == 3, "\(before)")
+        _ = try site.write("hand-written\n", to: "public/thumbs/notes.txt")
+        _ = try site.write("src,size\nphoto0.jpg,\nphoto1.jpg,\n", to: "manifest.csv")
+        let second = try await Self.run(publish, in: site, name: "publish-thumbnails.sh")
+        #expect(second.status == 0, "\(second.output)")
+        let after = TemporaryDirectory.files(under: thumbs)
+        #expect(after.count == 3 && after.contains("notes.txt") && !after.contains { $0.hasPrefix("photo2") }, "\(after)")
     }
 }
