@@ -37,33 +37,39 @@ struct ProgressTests {
         return (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
     }
 
-    @Test("In a terminal the line is redrawn in place, then gives way to a correct summary",
-          .enabled(if: hasTmux, "needs tmux (scripts/setup installs it)"), .timeLimit(.minutes(3)))
-    func terminal() async throws {
-        let (space, manifest) = try await OffPool.run { try Self.workspace() }
-        let binary = try #require(TestPaths.thumbgen)
+    /// Runs `command` in a 160×10 tmux pane, and gives each new state of the last line that
+    /// `isProgress` picks (seen every 50 ms until `done` appears) and the pane as it ended.
+    static func inTerminal(_ command: String, done: URL,
+                           isProgress: @escaping @Sendable (Substring) -> Bool) async throws -> ([String], String) {
         let socket = "thumbgen-test-\(UUID().uuidString.prefix(8))"
-        let done = space.folder.file("exit-status")
-        let command = "'\(binary.path)' '\(manifest.path)' --out '\(space.out.path)' --no-cache --jobs 1 --size 200"
-            + " --report '\(space.reportURL.path)'; echo $? > '\(done.path)'; sleep 5"
-        // The shell waits a little after thumbgen, so that the pane can be read as it ended.
-        try Self.tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
-        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
-
+        try tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
+        defer { _ = try? tmux(socket, ["kill-server"]) }
         // Polled off the concurrency pool (see OffPool): a late wake-up would miss the run.
-        let (frames, final) = try await OffPool.run { () throws -> ([String], String) in
+        return try await OffPool.run { () throws -> ([String], String) in
             var frames: [String] = []
             let deadline = ContinuousClock.now + .seconds(150)
             while !FileManager.default.fileExists(atPath: done.path), ContinuousClock.now < deadline {
-                let pane = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
-                if let line = pane.split(separator: "\n").last(where: { $0.contains("/118 rows") }) {
+                let pane = try tmux(socket, ["capture-pane", "-p", "-t", "run"])
+                if let line = pane.split(separator: "\n").last(where: isProgress) {
                     if frames.last != String(line) { frames.append(String(line)) }
                 }
                 usleep(50_000)
             }
             usleep(300_000)
-            return (frames, try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"]))
+            return (frames, try tmux(socket, ["capture-pane", "-p", "-t", "run"]))
         }
+    }
+
+    @Test("In a terminal the line is redrawn in place, then gives way to a correct summary",
+          .enabled(if: hasTmux, "needs tmux (scripts/setup installs it)"), .timeLimit(.minutes(3)))
+    func terminal() async throws {
+        let (space, manifest) = try await OffPool.run { try Self.workspace() }
+        let binary = try #require(TestPaths.thumbgen)
+        let done = space.folder.file("exit-status")
+        let command = "'\(binary.path)' '\(manifest.path)' --out '\(space.out.path)' --no-cache --jobs 1 --size 200"
+            + " --report '\(space.reportURL.path)'; echo $? > '\(done.path)'; sleep 5"
+        // The shell waits a little after thumbgen, so that the pane can be read as it ended.
+        let (frames, final) = try await Self.inTerminal(command, done: done) { $0.contains("/118 rows") }
         #expect(try String(contentsOf: done, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
 
         // Several different states of one line were seen: counts rising, a bar, a rate.
@@ -94,25 +100,10 @@ struct ProgressTests {
                                                        withDestinationPath: space.folder.file("\(index).png").path)
         }
         let binary = try #require(TestPaths.thumbgen)
-        let socket = "thumbgen-test-\(UUID().uuidString.prefix(8))"
         let done = space.folder.file("exit-status")
         let command = "'\(binary.path)' '\(space.folder.url.path)' --out '\(space.out.path)' --no-cache --jobs 1 --size 200"
             + " --format avif; echo $? > '\(done.path)'; sleep 5"
-        try Self.tmux(socket, ["new-session", "-d", "-s", "run", "-x", "160", "-y", "10", command])
-        defer { _ = try? Self.tmux(socket, ["kill-server"]) }
-        let (frames, final) = try await OffPool.run { () throws -> ([String], String) in
-            var frames: [String] = []
-            let deadline = ContinuousClock.now + .seconds(150)
-            while !FileManager.default.fileExists(atPath: done.path), ContinuousClock.now < deadline {
-                let pane = try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"])
-                if let line = pane.split(separator: "\n").last(where: { $0.contains(" rows") && $0.contains("/") }) {
-                    if frames.last != String(line) { frames.append(String(line)) }
-                }
-                usleep(50_000)
-            }
-            usleep(300_000)
-            return (frames, try Self.tmux(socket, ["capture-pane", "-p", "-t", "run"]))
-        }
+        let (frames, final) = try await Self.inTerminal(command, done: done) { $0.contains(" rows") && $0.contains("/") }
         #expect(try String(contentsOf: done, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines) == "0")
         // The links are left alone (not followed): 118 rows, the total shown while they run.
         #expect(frames.contains { $0.contains("/118 rows") }, "\(frames)")
