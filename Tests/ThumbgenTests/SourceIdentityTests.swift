@@ -59,7 +59,9 @@ struct SourceIdentityTests {
                     "--report", space.reportURL.path]
         let first = try await CLIRunner.run(args, cacheDirectory: space.cache)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(try Report.read(space.reportURL).summary.warm?["rendered"] == 5)
+        let firstSummary = try Report.read(space.reportURL).summary
+        // Once seen at 4 under a load average in the 30s: the summary says what the fifth did.
+        #expect(firstSummary.warm?["rendered"] == 5, "\(firstSummary)")
         try server.resetCounts()
         _ = try space.folder.write(Self.manifest(server, run: 2, rows: 5), to: "m.csv")
         let second = try await CLIRunner.run(args, cacheDirectory: space.cache)
