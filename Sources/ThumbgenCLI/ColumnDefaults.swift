@@ -25,7 +25,7 @@ struct ColumnDefaults: ParsableArguments {
     @Option(help: "Default crop before scaling, as x,y,w,h fractions of the source (column `crop`).")
     var crop: String?
 
-    @Option(help: "Default focal point, as x,y fractions of the image, such as 0.5,0.3: cover and none centre their crop on it (column `focus`).")
+    @Option(help: "Default focal point: x,y fractions of the image, such as 0.5,0.3, or auto (the file's own: an IPTC image region whose role is main subject or cropping, else EXIF SubjectArea; the gravity where it has none); cover and none centre their crop on it (column `focus`).")
     var focus: String?
 
     @Option(help: "Default turn after the EXIF orientation: 0, 90, 180 or 270 degrees clockwise (column `rotate`).")
@@ -152,7 +152,7 @@ struct ColumnDefaults: ParsableArguments {
                 throw ValidationError("--density '\(density)' must list numbers from 0.5 to 8, such as 1,2")
             }
             guard Self.items(size).count == 1, TargetBox(parsing: Self.items(size)[0]) != nil else {
-                throw ValidationError("--density needs one --size, the box at density 1 (such as 64x64)")
+                throw ValidationError("--density needs one --size, the box at density 1 (such as 64x64): x descriptors describe one display size; for several widths give --size 320,640,1280 without --density (w descriptors)")
             }
             guard Set(values).count == values.count else { throw ValidationError("--density '\(density)' repeats a density") }
         }

@@ -79,7 +79,7 @@ struct ExplainCommand: ParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(found), as: UTF8.self))
         } else {
-            print(found.map(\.text).joined(separator: "\n\n"))
+            print(TerminalText.safe(found.map(\.text).joined(separator: "\n\n"), keepingNewlines: true))
         }
         let missing = rows.filter { !matched.contains($0) }
         if !missing.isEmpty {

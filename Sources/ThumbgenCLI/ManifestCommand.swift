@@ -50,7 +50,14 @@ struct ManifestCommand: ParsableCommand {
                                 numbering: jsonLines ? .jsonLines : .csv)
         let writer = ManifestWriter(columns: tree.columns, jsonLines: jsonLines)
         var text = writer.header
+        var unnamable = 0
         while case .success(let record)? = tree.next() {
+            // A name no cell can hold (not UTF-8): said, and left out of the manifest.
+            if !record.invalidColumns.isEmpty {
+                printError("\(record.values[.src] ?? ""): the file's name is not UTF-8, which no manifest can name; left out")
+                unnamable += 1
+                continue
+            }
             text += writer.line(record)
             // Printed as it goes, so that a render reading the pipe starts at once.
             if text.utf8.count >= 1 << 14 {
@@ -61,5 +68,6 @@ struct ManifestCommand: ParsableCommand {
         FileHandle.standardOutput.write(Data(text.utf8))
         WalkOptions.warnSkippedLinks(tree.skippedLinks)
         try WalkOptions.report(tree.problems)
+        if unnamable > 0 { throw ExitStatus.unusable }
     }
 }

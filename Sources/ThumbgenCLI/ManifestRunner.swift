@@ -189,9 +189,10 @@ struct ManifestRunner {
     }
 }
 
-/// Writes one `thumbgen: ...` line to standard error.
+/// Writes one `thumbgen: ...` line to standard error, made safe for a terminal: messages name
+/// cells, paths and URLs, which a manifest controls.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data("thumbgen: \(message)\n".utf8))
+    FileHandle.standardError.write(Data("thumbgen: \(TerminalText.safe(message))\n".utf8))
 }
 
 /// Hands a value that is not `Sendable` to one other thread, which alone uses it from then on.

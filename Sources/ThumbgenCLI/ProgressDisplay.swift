@@ -62,10 +62,11 @@ final class ProgressDisplay: @unchecked Sendable {
         state.withLock { $0.meter.total = total }
     }
 
-    /// Prints `line` (a failed row, a verbose row) above the progress line.
+    /// Prints `line` (a failed row, a verbose row) above the progress line, made safe for a
+    /// terminal (it names cells and paths).
     func print(_ line: String) {
         state.withLock { state in
-            var text = line + "\n"
+            var text = TerminalText.safe(line) + "\n"
             if style == .redraw, !state.shown.isEmpty {
                 text = "\r\u{1B}[2K" + text + state.shown
             }

@@ -4,10 +4,10 @@ import Thumbgen
 
 /// Options of a manifest run that `render` and `warm` share: report, parallelism, strictness.
 struct RunOptions: ParsableArguments {
-    @Option(help: "Write a JSON report with one record per row to this file.")
+    @Option(help: "Write a JSON report with one record per row to this file; - for standard output (written when the run ends).")
     var report: String?
 
-    @Option(help: "Write a JSON index of the outputs for web pages: for each source, its outputs by format with their width, height, bytes and path, and a ready srcset per format (schema in docs/index.schema.json).")
+    @Option(help: "Write a JSON index of the outputs for web pages: for each source, its outputs by format with their width, height, bytes and path, and a ready srcset per format (schema in docs/index.schema.json); - for standard output (written when the run ends).")
     var index: String?
 
     @Option(help: "The URL the --out folder is served at (such as /thumbs/), put before each path in the --index's url and srcset (default: paths relative to --out).")
@@ -69,6 +69,14 @@ struct RunOptions: ParsableArguments {
     var events: String?
 
     func validate() throws {
+        let toStandardOutput = [("--report", report), ("--index", index), ("--events", events)]
+            .filter { $0.1 == "-" }.map(\.0)
+        if toStandardOutput.count > 1 {
+            throw ValidationError("\(toStandardOutput.joined(separator: " and ")) all name standard output (-); give all but one a file")
+        }
+        if html == "-" {
+            throw ValidationError("--html cannot be standard output (-): the contact sheet links its images relative to its own folder; name a file")
+        }
         if let indexUrlPrefix {
             if index == nil { throw ValidationError("--index-url-prefix goes with --index") }
             if indexUrlPrefix.contains(where: { $0 == "," || $0.isWhitespace }) {

@@ -13,6 +13,8 @@ final class RunSinks: Sendable {
     private let index: ImageIndex?
     private let htmlPath: String?
     private let indexPath: String?
+    /// The files written for a `-` destination (standard output), copied there at the end.
+    private let standardOutputFiles: [URL]
 
     /// Opens the files `runner` names; throws the exit status (3) for one that cannot be
     /// written, after saying which. `ledger` hears every result (the record of placed files).
@@ -22,9 +24,15 @@ final class RunSinks: Sendable {
             printError("\(path): cannot write the \(what)")
             return ExitStatus.unwritable
         }
+        // The report and the index are whole documents, put in place when the run ends: for `-`,
+        // written to a file of their own, then copied to standard output.
+        let reportFile = runner.report.map { Self.destination($0, "report") }
+        let indexFile = runner.index.map { Self.destination($0, "index") }
+        standardOutputFiles = [(runner.report, reportFile), (runner.index, indexFile)]
+            .compactMap { $0.0 == "-" ? $0.1 : nil }
         let stream: ReportStream?
         do {
-            stream = try runner.report.map { try ReportStream(destination: URL(fileURLWithPath: $0)) }
+            stream = try reportFile.map { try ReportStream(destination: $0) }
         } catch {
             throw unwritable(runner.report ?? "", "report")
         }
@@ -42,8 +50,8 @@ final class RunSinks: Sendable {
             throw unwritable(runner.events ?? "", "event log")
         }
         do {
-            index = try runner.index.map {
-                try ImageIndex(destination: URL(fileURLWithPath: $0), urlPrefix: runner.indexURLPrefix ?? "",
+            index = try indexFile.map {
+                try ImageIndex(destination: $0, urlPrefix: runner.indexURLPrefix ?? "",
                                sizes: runner.sizes ?? ImageIndex.defaultSizes,
                                densities: runner.recipe.defaults.densities)
             }
@@ -65,6 +73,14 @@ final class RunSinks: Sendable {
             sheet?.add(result)
             index?.add(result)
         })
+    }
+
+    /// The file a report or index named `path` is put at: `path` itself, or for `-` (standard
+    /// output) a file of the system's temporary folder, copied out by `finish`.
+    private static func destination(_ path: String, _ what: String) -> URL {
+        guard path == "-" else { return URL(fileURLWithPath: path) }
+        return URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("thumbgen-\(what)-\(getpid())-\(UUID().uuidString).json")
     }
 
     /// Notes that the record on `line` was read: its place in the report and the index.
@@ -97,6 +113,11 @@ final class RunSinks: Sendable {
         } catch {
             printError("\(indexPath ?? ""): cannot write the index")
             throw ExitStatus.unwritable
+        }
+        for file in standardOutputFiles {
+            defer { try? FileManager.default.removeItem(at: file) }
+            guard let data = try? Data(contentsOf: file) else { continue }
+            FileHandle.standardOutput.write(data)
         }
         return summary
     }

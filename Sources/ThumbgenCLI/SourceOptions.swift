@@ -38,7 +38,7 @@ struct SourceOptions: ParsableArguments {
 
     /// The credentials these flags and the environment give sources; throws exit status 2,
     /// having said why, when a file named cannot be used. Warns once, on standard error, of a
-    /// headers file others may read.
+    /// headers file or a netrc with entries that others may read.
     func credentials(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SourceCredentials {
         var credentials = SourceCredentials()
         if let netrcFile {
@@ -59,9 +59,13 @@ struct SourceOptions: ParsableArguments {
                 printError(error.description)
                 throw ExitStatus.unusable
             }
-            if SourceHeadersFile.isReadableByOthers(path) {
+            if SecretFile.isReadableByOthers(path) {
                 printError("warning: --source-headers \(path) may be read by its group or others; chmod 600 it")
             }
+        }
+        if let netrc = credentials.netrc, netrc.hasDefault || !netrc.machines.isEmpty,
+           SecretFile.isReadableByOthers(netrc.path) {
+            printError("warning: the netrc \(netrc.path) may be read by its group or others; chmod 600 it")
         }
         credentials.s3 = S3Access(environment: environment)
         return credentials

@@ -7,10 +7,15 @@ import Thumbgen
 struct ThumbgenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "thumbgen",
-        abstract: "thumbgen \(ThumbgenVersion.current): turn a manifest of images into thumbnails, fast.",
+        abstract: "thumbgen \(ThumbgenVersion.current): turn folders of images, or a manifest of outputs, into thumbnails, fast.",
         discussion: """
-            Reads a CSV (or JSON Lines) manifest with one row per output and writes the \
-            thumbnails under --out. Columns: \(ManifestColumn.knownNames). \
+            `thumbgen photos/ --out thumbs/ --size 320,640 --format webp,jpeg` walks folders, \
+            image files and globs, and writes each image at each size in each format, mirroring \
+            the tree. For outputs with recipes of their own, give a CSV (or JSON Lines) manifest \
+            with one row per output; `thumbgen manifest photos/` prints the one a folder stands \
+            for. A row's src is a path, a file:// URL, an http(s):// URL (a user:password@ in it \
+            is sent to that host only, and stored nowhere) or s3://BUCKET/KEY (signed with the \
+            AWS key in the environment). Columns: \(ManifestColumn.knownNames). \
             Run `thumbgen render --help` for every option; see README.md and docs/ for the details.
             """,
         version: ThumbgenVersion.current,
@@ -39,10 +44,17 @@ struct ThumbgenCommand: ParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                FileHandle.standardError.write(Data((TerminalText.safe(fullMessage(for: error), keepingNewlines: true) + "\n").utf8))
                 Foundation.exit(ExitStatus.unusable.rawValue)
             }
-            exit(withError: error)
+            // Help and other clean exits print on standard output as the parser does; an
+            // error's message may quote an argument, so it is made safe for the terminal.
+            guard code != .success else { exit(withError: error) }
+            let message = fullMessage(for: error)
+            if !message.isEmpty {
+                FileHandle.standardError.write(Data((TerminalText.safe(message, keepingNewlines: true) + "\n").utf8))
+            }
+            Foundation.exit(code.rawValue)
         }
     }
 

@@ -143,7 +143,16 @@ struct CommandLineTests {
         let root = try await CLIRunner.run(["--help"])
         #expect(root.status == 0)
         #expect(root.stdout.contains("render (default)"))
+        // Folders lead, and every form a src takes is named.
+        let overview = root.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+        let folders = try #require(overview.range(of: "folders"))
+        #expect(folders.lowerBound < (overview.range(of: "manifest")?.lowerBound ?? overview.endIndex), "\(overview)")
+        for form in ["file://", "http(s)://", "s3://", "user:password@"] {
+            #expect(overview.contains(form), "thumbgen --help names no \(form)")
+        }
         let result = try await CLIRunner.run(["render", "--help"])
+        #expect(result.stdout.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
+                    .contains("or auto (the file's own"), "--focus auto is named")
         #expect(result.status == 0)
         for word in ["--out", "--report", "--jobs", "--fail-on", "--size", "--width", "--height",
                      "--fit", "--gravity", "--crop", "--upscale", "--kernel", "--format", "--quality",

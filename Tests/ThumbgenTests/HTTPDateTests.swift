@@ -2,35 +2,78 @@ import Foundation
 import Testing
 @testable import Thumbgen
 
-/// HTTP dates, read byte by byte: every IMF-fixdate exactly, anything else nil, and never a
-/// trap on whatever text a server sends.
-@Suite("HTTP dates")
+/// HTTP dates in all three forms RFC 9110 §5.6.7 requires a recipient to read, as `Expires`
+/// (freshness) and as `Last-Modified` (sent back as an IMF-fixdate `If-Modified-Since`), from
+/// the test server on 127.0.0.1.
+@Suite("HTTP dates: IMF-fixdate, RFC 850 and asctime")
 struct HTTPDateTests {
-    @Test("IMF-fixdates give their second since 1970", arguments: [
-        ("Thu, 01 Jan 1970 00:00:00 GMT", 0.0),
-        ("Sun, 06 Nov 1994 08:49:37 GMT", 784_111_777),
-        ("Tue, 29 Feb 2000 12:00:00 GMT", 951_825_600),
-        ("  Fri, 31 Dec 2038 23:59:59 GMT\t", 2_177_452_799),
-    ])
-    func fixdates(text: String, seconds: Double) {
-        #expect(HTTPDate.parse(text) == seconds)
+    /// RFC 9110's own example, in each form.
+    static let example = 784_111_777.0
+
+    @Test("The RFC's three examples read as one instant",
+          arguments: ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994",
+                      "  Sun, 06 Nov 1994 08:49:37 GMT\t"])
+    func examples(text: String) {
+        #expect(HTTPDate.parse(text) == Self.example)
     }
 
-    @Test("Anything else is not a date", arguments: [
-        "", "0", "Wed, 30 Feb 2000 12:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
-        "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "Sun, 06 Nov 1994 08:49:37 PST",
-        "Sun, 06 Xyz 1994 08:49:37 GMT", "Sun, 0x Nov 1994 08:49:37 GMT",
-    ])
-    func notDates(text: String) {
+    @Test("Malformed dates are nil",
+          arguments: ["0", "", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 31 Feb 1994 08:49:37 GMT",
+                      "Sunday, 06-Nov-1994 08:49:37 GMT", "Sun Nov 6 08:49:37 1994", "Sun Nov  6 24:49:37 1994",
+                      "Funday, 06-Nov-94 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT extra"])
+    func malformed(text: String) {
         #expect(HTTPDate.parse(text) == nil)
     }
 
-    @Test("Non-ASCII text that made DateFormatter trap is just not a date (scripts/fuzz, http-headers)")
-    func fuzzFinding() {
-        let bytes: [UInt8] = [0x6D, 0xD9, 0x9E, 0x2C, 0x2C, 0x2C, 0x2C, 0x2C, 0x00, 0x30, 0x00, 0x00]
-        #expect(HTTPDate.parse(String(decoding: bytes, as: UTF8.self)) == nil)
-        let freshness = HTTPFreshness(cacheControl: nil, expires: String(decoding: bytes, as: UTF8.self),
-                                      date: nil, now: 0)
-        #expect(freshness.freshFor == 0 && freshness.storable)
+    @Test("An RFC 850 year is the latest with its two digits not over 50 years ahead")
+    func twoDigitYears() throws {
+        let now = try #require(HTTPDate.parse("Sun, 29 Nov 2026 00:00:00 GMT"))
+        let in2076 = try #require(HTTPDate.parse("Sun, 01 Nov 2076 00:00:00 GMT"))
+        #expect(HTTPDate.parse("Sunday, 01-Nov-76 00:00:00 GMT", now: now) == in2076)
+        let in1977 = try #require(HTTPDate.parse("Mon, 01 Nov 1977 00:00:00 GMT"))
+        #expect(HTTPDate.parse("Monday, 01-Nov-77 00:00:00 GMT", now: now) == in1977)
+    }
+
+    @Test("IMF-fixdate written reads back, over four centuries of instants")
+    func roundTrip() throws {
+        #expect(HTTPDate.format(Self.example) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.format(0) == "Thu, 01 Jan 1970 00:00:00 GMT")
+        #expect(HTTPDate.format(-1) == "Wed, 31 Dec 1969 23:59:59 GMT")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let seconds = Double(Int.random(in: -6_000_000_000...7_000_000_000, using: &generator))
+            let text = try #require(HTTPDate.format(seconds))
+            #expect(HTTPDate.parse(text) == seconds, "\(text)")
+        }
+    }
+
+    @Test("An Expires in each form keeps the source fresh: the second run asks nothing",
+          arguments: ["imf", "rfc850", "asctime"])
+    func expires(form: String) async throws {
+        let (space, server) = try HTTPCacheTests.serve()
+        let path = "/img/q.jpg?expires=3600&date_form=\(form)"
+        let first = try await HTTPCacheTests.run(space, server, [(path, 0)])
+        #expect(first.status == 0, "\(first.result.stderr)")
+        try server.resetCounts()
+        let second = try await HTTPCacheTests.run(space, server, [(path, 0)])
+        #expect(try server.counts()[path] == 0, "no request: the Expires was read")
+        #expect(second.report?.row(2)?.cache == "hit")
+    }
+
+    @Test("A Last-Modified in each form is sent back as an IMF-fixdate, and the 304 reuses the body",
+          arguments: ["imf", "rfc850", "asctime"])
+    func lastModified(form: String) async throws {
+        let (space, server) = try HTTPCacheTests.serve()
+        let path = "/img/q.jpg?no_etag=1&date_form=\(form)"
+        let first = try await HTTPCacheTests.run(space, server, [(path, 0)])
+        #expect(first.status == 0, "\(first.result.stderr)")
+        try server.resetCounts()
+        let second = try await HTTPCacheTests.run(space, server, [(path, 0)])
+        let counts = try server.counts()
+        #expect(counts.conditional[path] == 1, "\(counts)")
+        let since = try #require(counts.lastHeaders[path]?["If-Modified-Since"])
+        #expect(HTTPDate.format(try #require(HTTPDate.parse(since))) == since, "sent as an IMF-fixdate: \(since)")
+        #expect(second.report?.row(2)?.cache == "revalidated", "\(String(describing: second.report?.row(2)))")
+        #expect(second.report?.row(2)?.http?.status == 304)
     }
 }

@@ -88,7 +88,8 @@ struct NativeResampleTests {
                                         targetHeight: targetHeight, kernel: kernel, frames: 1)
             guard let made = image.resampledInMemory(x: x, y: y, width: width, height: height,
                                                      toWidth: targetWidth, height: targetHeight, kernel: kernel,
-                                                     preShrink: choice.preShrink, vectorCode: choice.vectorCode)
+                                                     preShrink: choice.preShrink, vectorCode: choice.vectorCode,
+                                                     checked: false)
             else {
                 found.append("\(width)×\(height) to \(targetWidth)×\(targetHeight) \(kernel): declined")
                 continue
@@ -151,7 +152,7 @@ struct NativeResampleTests {
         let rgb = try Self.source(width: 200, height: 100, bands: 3, seed: 3)
         func made(_ image: VipsImageRef, _ width: Int, _ height: Int, kernel: Kernel = .lanczos3) -> Bool {
             image.resampledInMemory(x: 0, y: 0, width: image.width, height: image.height, toWidth: width,
-                                    height: height, kernel: kernel, preShrink: nil, vectorCode: false) != nil
+                                    height: height, kernel: kernel, preShrink: nil, vectorCode: false, checked: false) != nil
         }
         #expect(made(rgb, 50, 25), "the plain case is taken")
         let alpha = try rgb.withOpaqueAlpha().copiedToMemory()

@@ -123,6 +123,22 @@ struct SourceCredentialsTests {
         #expect(try a.counts().lastHeaders["/img/q.jpg"]?["X-Source-Token"] == "tok")
     }
 
+    @Test("A netrc with entries that others may read gets one warning, named by the flag or NETRC; a private one none",
+          arguments: [("--netrc-file", 0o644), ("NETRC", 0o640), ("--netrc-file", 0o600)])
+    func netrcReadableByOthers(via: String, mode: Int) async throws {
+        let (space, a, _) = try Self.serve("creds-netrc-mode")
+        let netrc = try Self.secretFile(space, "netrc", "machine 127.0.0.1 login reader password pw\n", mode: mode)
+        let manifest = CSV.manifest(["src", "out"], [[a.url("/img/q.jpg"), "a.png"], [a.url("/img/q.jpg?2"), "b.png"]])
+        let run = try await space.run(manifest: manifest, ["--size", "32", "--allow-private-network"]
+                                          + (via == "NETRC" ? [] : ["--netrc-file", netrc]),
+                                      environment: via == "NETRC" ? ["NETRC": netrc] : [:])
+        #expect(run.status == 0, "\(run.result.stderr)")
+        let warnings = run.result.stderr.components(separatedBy: "\n").filter { $0.contains("group or others") }
+        #expect(warnings.count == (mode & 0o044 != 0 ? 1 : 0), "\(run.result.stderr)")
+        if mode & 0o044 != 0 { #expect(warnings.first?.contains("netrc \(netrc)") == true, "\(warnings)") }
+        #expect(try a.counts().lastHeaders["/img/q.jpg"]?["Authorization"] != nil, "the login is still sent")
+    }
+
     @Test("Bad credential files are refused before any request, naming the file and the line",
           arguments: [
               ("127.0.0.1 X-Token: a\nno-header-here\n", "line 2"),

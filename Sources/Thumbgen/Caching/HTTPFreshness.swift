@@ -34,8 +34,8 @@ struct HTTPFreshness: Equatable {
             freshFor = maxAge
         } else if let expires {
             // An Expires that does not parse (such as "0") means already expired.
-            guard let expiry = HTTPDate.parse(expires) else { return }
-            let reference = date.flatMap(HTTPDate.parse) ?? now
+            guard let expiry = HTTPDate.parse(expires, now: now) else { return }
+            let reference = date.flatMap { HTTPDate.parse($0, now: now) } ?? now
             freshFor = max(0, expiry - reference)
         }
     }

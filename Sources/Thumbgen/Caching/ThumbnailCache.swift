@@ -81,7 +81,7 @@ public final class ThumbnailCache: Sendable {
     /// Writes `warning: MESSAGE` to standard error: where a cache's warnings go unless the
     /// caller takes them.
     public static let warnOnStandardError: @Sendable (String) -> Void = { message in
-        FileHandle.standardError.write(Data("thumbgen: warning: \(message)\n".utf8))
+        FileHandle.standardError.write(Data("thumbgen: warning: \(TerminalText.safe(message))\n".utf8))
     }
 
     /// The default cache directory: `$THUMBGEN_CACHE_DIR`, else `$XDG_CACHE_HOME/thumbgen`,

@@ -25,7 +25,7 @@ public struct Explainer: Sendable {
             return explain(request)
         case .failure(let error):
             return failed(row: record.line, id: record.values[.id] ?? String(record.line),
-                          src: record.values[.src] ?? "", ThumbnailFailure(error))
+                          src: SourceLogin.split(record.values[.src] ?? "").shown, ThumbnailFailure(error))
         }
     }
 

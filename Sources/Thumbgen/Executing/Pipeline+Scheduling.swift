@@ -56,6 +56,7 @@ extension Pipeline {
             download = downloads.operation(url, identity: request.urlIdentity ?? url.absoluteString,
                                           maxAge: request.maxAge, step: job.plan.step ?? .fetch)
             download?.order = request.row
+            download?.login = request.login
         }
         return SourceTask(source: request.source, download: download, planner: planner,
                           hashing: configuration.sourceHashing ?? planner.cache?.files, isolation: isolation,

@@ -78,6 +78,10 @@ final class CurlTransfer: @unchecked Sendable {
                 try set(.netrc) { tg_curl_set_long($0, $1, Int(CURL_NETRC_OPTIONAL.rawValue)) }
                 try set(.netrcFile) { tg_curl_set_string($0, $1, netrcFile) }
             }
+            if let login = credentials.login {
+                try set(.username) { tg_curl_set_string($0, $1, login.user) }
+                try set(.password) { tg_curl_set_string($0, $1, login.password) }
+            }
             if let sigV4 = credentials.sigV4 {
                 try set(.awsSigV4, Self.sigV4Missing) { tg_curl_set_string($0, $1, sigV4.provider) }
                 try set(.username) { tg_curl_set_string($0, $1, sigV4.keyID) }

@@ -17,12 +17,18 @@ struct FetchHop: Sendable {
     /// The statuses whose `Location` thumbgen follows, as libcurl does.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
-    /// The first request for `url`, with what `credentials` give it; an `s3://` URL becomes
-    /// the object's HTTP URL, signed, and fails at once without S3 access.
-    static func first(_ url: URL, credentials: SourceCredentials) -> Result<FetchHop, FetchError> {
+    /// The first request for `url`, with what `credentials` and `login` give it; an `s3://`
+    /// URL becomes the object's HTTP URL, signed, and fails at once without S3 access.
+    static func first(_ url: URL, credentials: SourceCredentials, login: SourceLogin? = nil)
+        -> Result<FetchHop, FetchError>
+    {
         guard url.scheme?.lowercased() == "s3" else {
-            return .success(FetchHop(url: url, origin: Origin(url),
-                                     credentials: credentials.forTransfer(url, authorised: true)))
+            var carried = credentials.forTransfer(url, authorised: true)
+            if let login {
+                carried = carried ?? TransferCredentials(headers: [], netrcFile: nil, sigV4: nil)
+                carried?.login = login
+            }
+            return .success(FetchHop(url: url, origin: Origin(url), credentials: carried))
         }
         guard let access = credentials.s3 else {
             return .failure(.noCredentials("s3:// sources are signed with the AWS key: set AWS_ACCESS_KEY_ID and "

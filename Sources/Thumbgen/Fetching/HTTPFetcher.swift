@@ -46,15 +46,16 @@ public final class HTTPFetcher: Sendable {
     /// Downloads `url` into `path` (created or truncated), retrying as the policy allows;
     /// `completion` runs once, on a private queue. Waiting transfers start by `priority`
     /// (higher first), then `order` (lower first: the manifest's order). `headers` are extra
-    /// request header lines (the cache's conditional `If-None-Match`, `If-Modified-Since`).
+    /// request header lines (the cache's conditional `If-None-Match`, `If-Modified-Since`);
+    /// `login` (a URL source's user info) goes to `url`'s origin only.
     @discardableResult
     public func fetch(_ url: URL, to path: String, priority: Int = 0, order: Int = 0,
-                      headers: [String] = [],
+                      headers: [String] = [], login: SourceLogin? = nil,
                       completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void)
         -> Fetch
     {
         let download = Fetch(loop: try? loop.get())
-        switch FetchHop.first(url, credentials: policy.credentials) {
+        switch FetchHop.first(url, credentials: policy.credentials, login: login) {
         case .failure(let error):
             completion(.failure(FetchFailure(error: error, attempts: 0, status: 0)))
         case .success(let hop):

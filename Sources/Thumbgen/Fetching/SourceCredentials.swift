@@ -47,9 +47,11 @@ struct TransferCredentials: Sendable, Equatable {
     var netrcFile: String?
     /// libcurl's SigV4 provider, key and secret.
     var sigV4: (provider: String, keyID: String, secret: String)?
+    /// The login the source URL's user info gave (`CURLOPT_USERNAME`, `CURLOPT_PASSWORD`).
+    var login: SourceLogin?
 
     static func == (a: Self, b: Self) -> Bool {
-        a.headers == b.headers && a.netrcFile == b.netrcFile && a.sigV4?.provider == b.sigV4?.provider
+        a.headers == b.headers && a.netrcFile == b.netrcFile && a.login == b.login && a.sigV4?.provider == b.sigV4?.provider
             && a.sigV4?.keyID == b.sigV4?.keyID && a.sigV4?.secret == b.sigV4?.secret
     }
 }

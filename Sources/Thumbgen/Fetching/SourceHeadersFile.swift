@@ -53,13 +53,6 @@ public enum SourceHeadersFile {
         return found
     }
 
-    /// Whether the file at `path` may be read by its group or by others (it holds secrets).
-    public static func isReadableByOthers(_ path: String) -> Bool {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return false }
-        return info.st_mode & (S_IRGRP | S_IROTH) != 0
-    }
-
     private static func reason(_ error: Error) -> String {
         let code = (error as NSError).code
         if (error as NSError).domain == NSCocoaErrorDomain {

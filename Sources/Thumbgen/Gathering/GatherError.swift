@@ -11,7 +11,8 @@ public enum GatherError: Error, Equatable, Sendable, CustomStringConvertible {
     case linkLoop(link: String, target: String)
     /// A folder that cannot be listed.
     case unreadableFolder(String, reason: String)
-    /// A file or folder whose name is not UTF-8, which no manifest cell can hold.
+    /// A folder whose name is not UTF-8 (shown with its bad bytes as `\xNN`), which no path
+    /// can hold: it is not walked. (A file's such name fails its row instead.)
     case unnamable(folder: String)
 
     /// A sentence naming the path and what is wrong.
@@ -28,7 +29,7 @@ public enum GatherError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadableFolder(let path, let reason):
             return "\(path): cannot list the folder: \(reason)"
         case .unnamable(let folder):
-            return "\(folder): holds a name that is not UTF-8, which a manifest cannot name; skipped"
+            return "\(folder): the folder's name is not UTF-8, which no manifest can name; not walked"
         }
     }
 }

@@ -7,6 +7,9 @@ public struct FoundSource: Sendable, Equatable {
     public var path: String
     /// The folders between the root and the file, joined with `/`.
     public var directory: String
+    /// Whether the file's name is not UTF-8: `path` then shows its bad bytes as `\xNN`, and
+    /// the file's row fails naming it (no cell can hold the name).
+    public var unnamable = false
 }
 
 /// Walks the command line's paths in order, each folder's entries in the byte order of their
@@ -34,8 +37,11 @@ public final class SourceWalker {
     }
 
     private struct Entry {
+        /// The name; one that is not UTF-8 shows its bad bytes as `\xNN`.
         var name: String
         var type: UInt8
+        /// The name's bytes, kept only when they are not UTF-8.
+        var unnamable: [UInt8]? = nil
     }
 
     /// A folder as the kernel knows it: two paths to it (a link) have the same identity.
@@ -108,6 +114,7 @@ public final class SourceWalker {
         guard !entry.name.hasPrefix(".") else { return nil }
         let path = folder.path.isEmpty ? entry.name
             : folder.path.hasSuffix("/") ? folder.path + entry.name : folder.path + "/" + entry.name
+        if let bytes = entry.unnamable { return visitUnnamable(bytes, named: entry.name, shown: path, in: folder) }
         let relative = folder.relative + [entry.name]
         var type = entry.type
         if type == UInt8(DT_UNKNOWN) { type = Self.type(path, following: false) }
@@ -167,23 +174,53 @@ public final class SourceWalker {
         }
         defer { closedir(directory) }
         var entries: [Entry] = []
-        var unnamable = false
         while let raw = readdir(directory) {
             let type = raw.pointee.d_type
-            let name: String?? = withUnsafeBytes(of: &raw.pointee.d_name) { bytes in
+            let entry: Entry? = withUnsafeBytes(of: &raw.pointee.d_name) { bytes in
                 let name = bytes.prefix { $0 != 0 }
-                if name.elementsEqual([46]) || name.elementsEqual([46, 46]) { return .some(nil) }
-                return String(validating: name, as: UTF8.self).map { .some($0) } ?? nil
+                if name.elementsEqual([46]) || name.elementsEqual([46, 46]) { return nil }
+                if let text = String(validating: name, as: UTF8.self) { return Entry(name: text, type: type) }
+                let raw = Array(name)
+                return Entry(name: CellText.escapingInvalid(raw[...]), type: type, unnamable: raw)
             }
-            switch name {
-            case .some(.some(let name)): entries.append(Entry(name: name, type: type))
-            case .some(.none): continue
-            case .none: unnamable = true
-            }
+            if let entry { entries.append(entry) }
         }
-        if unnamable { problems.append(.unnamable(folder: folder)) }
         entries.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         return entries
+    }
+
+    /// An entry whose name is not UTF-8 (`escaped`, its bad bytes as `\xNN`): an image file
+    /// among them is found, its row to fail naming it (`shown`, its path); a folder cannot be walked by a name no
+    /// path can hold, and is a problem. Links are left alone, as in any walk without
+    /// `followLinks`, or followed to a file.
+    private func visitUnnamable(_ name: [UInt8], named escaped: String, shown: String, in folder: Folder) -> FoundSource? {
+        let bytes = Array(folder.path.utf8) + (folder.path.isEmpty || folder.path.hasSuffix("/") ? [] : [47]) + name
+        let terminated = bytes.map { CChar(bitPattern: $0) } + [0]
+        var info = stat()
+        guard lstat(terminated, &info) == 0 else { return nil }
+        if (info.st_mode & S_IFMT) == S_IFLNK {
+            guard rules.followLinks else {
+                skippedLinks += 1
+                return nil
+            }
+            guard stat(terminated, &info) == 0 else { return nil }
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            problems.append(.unnamable(folder: shown))
+            return nil
+        case S_IFREG:
+            if let pattern = folder.pattern, !pattern.matches(folder.relative + [escaped]) { return nil }
+            let length = rules.extraLoaders.isEmpty ? FormatSniffer.headerLength : FormatSniffer.vectorHeaderLength
+            if let header = FormatSniffer.header(pathBytes: bytes, length: length),
+               FormatSniffer.loader(forHeader: header) == nil,
+               rules.extraLoaders.isEmpty || FormatSniffer.vectorLoader(forHeader: header).map(rules.extraLoaders.contains) != true {
+                return nil
+            }
+            return FoundSource(path: shown, directory: folder.relative.joined(separator: "/"), unnamable: true)
+        default:
+            return nil
+        }
     }
 
     /// The `d_type` of the file at `path`, from `stat` or `lstat`; `DT_UNKNOWN` when it is gone.

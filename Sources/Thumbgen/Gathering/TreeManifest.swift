@@ -82,11 +82,13 @@ public final class TreeManifest: RecordSource {
         guard let current else { return nil }
         var values = cells
         values[.src] = Self.cell(forPath: current.path)
+        // A name no cell can hold: one row, which fails naming it.
+        if current.unnamable { variant = sizes.count * formats.count - 1 }
         if !current.directory.isEmpty { values[.dir] = current.directory }
         values[.size] = sizes[variant / formats.count]
         values[.format] = formats[variant % formats.count]
         variant += 1
-        let record = ManifestRecord(line: line, values: values)
+        let record = ManifestRecord(line: line, values: values, invalidColumns: current.unnamable ? [.src] : [])
         if hashing { hasher?.update(data: Data(writer.line(record).utf8)) }
         switch numbering {
         case .jsonLines: line += 1

@@ -72,7 +72,16 @@ enum FormatSniffer {
     /// The first `length` bytes of the file at `path` (fewer for a shorter file); nil
     /// when it cannot be read.
     static func header(path: String, length: Int = headerLength) -> [UInt8]? {
-        let file = open(path, O_RDONLY | O_CLOEXEC)
+        header(opening: open(path, O_RDONLY | O_CLOEXEC), length: length)
+    }
+
+    /// The same for a path given as bytes, which need not be UTF-8 (a name a folder walk found).
+    static func header(pathBytes: [UInt8], length: Int = headerLength) -> [UInt8]? {
+        let terminated = pathBytes.map { CChar(bitPattern: $0) } + [0]
+        return header(opening: open(terminated, O_RDONLY | O_CLOEXEC), length: length)
+    }
+
+    private static func header(opening file: Int32, length: Int) -> [UInt8]? {
         guard file >= 0 else { return nil }
         defer { close(file) }
         var bytes = [UInt8](repeating: 0, count: length)

@@ -46,6 +46,11 @@ public struct VipsCapabilities: Sendable, Equatable {
     public var loaders: [Loader]
     /// One saver per output format, in `OutputFormat` order.
     public var savers: [Saver]
+    /// Whether thumbgen's C resampler is used: only where its bytes match this libvips's own
+    /// resize (`VipsResampleCheck`).
+    public var nativeResample = false
+    /// What the resampler check found, in a sentence.
+    public var resampler = ""
 
     /// What thumbgen needs and this libvips lacks, such as `jxlload (jxl input)`; empty when
     /// every input can be read and every output written.
@@ -81,7 +86,10 @@ public struct VipsCapabilities: Sendable, Equatable {
             return Saver(format: format, name: name, available: available,
                          av1Encoder: format == .avif && available ? encodesAVIF() : nil)
         }
-        return VipsCapabilities(version: VipsRuntime.version, loaders: known + others, savers: savers)
+        var capabilities = VipsCapabilities(version: VipsRuntime.version, loaders: known + others, savers: savers)
+        capabilities.nativeResample = VipsResampleCheck.verdict.agrees
+        capabilities.resampler = VipsResampleCheck.verdict.summary
+        return capabilities
     }
 
     /// One concrete loader class, as libvips registered it.

@@ -10,11 +10,13 @@ extension VipsImageRef {
     ///
     /// Nil when the C resampler does not reproduce the case: pixels not held in memory, not
     /// 8-bit, with alpha (libvips resamples those premultiplied, in floats), the `nearest`
-    /// kernel, or an axis that grows. The caller then builds libvips' operations.
+    /// kernel, or an axis that grows; and always when the linked libvips resamples otherwise
+    /// (`VipsResampleCheck`, which alone passes `checked: false`). The caller then builds
+    /// libvips' operations.
     func resampledInMemory(x: Int, y: Int, width: Int, height: Int,
                            toWidth targetWidth: Int, height targetHeight: Int, kernel: Kernel,
-                           preShrink: BoxPreShrink?, vectorCode: Bool) -> VipsImageRef? {
-        guard let code = kernel.resampleCode, !hasAlpha, tg_is_uchar(pointer) != 0,
+                           preShrink: BoxPreShrink?, vectorCode: Bool, checked: Bool = true) -> VipsImageRef? {
+        guard !checked || VipsResampleCheck.agrees, let code = kernel.resampleCode, !hasAlpha, tg_is_uchar(pointer) != 0,
               let base = tg_memory_pixels(pointer),
               x >= 0, y >= 0, width >= 1, height >= 1,
               x + width <= self.width, y + height <= self.height,

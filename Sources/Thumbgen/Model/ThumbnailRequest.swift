@@ -4,7 +4,8 @@ public struct ThumbnailRequest: Sendable {
     public var row: Int
     /// The row's name in reports (the `id` column, else its row number).
     public var id: String
-    /// The `src` value as written in the manifest (for messages and reports).
+    /// The `src` value as written in the manifest, less a URL's user info (for messages and
+    /// reports).
     public var sourceText: String
     /// Where the source is.
     public var source: SourceLocation
@@ -19,14 +20,17 @@ public struct ThumbnailRequest: Sendable {
     /// What a URL source is called in the cache when that is not its URL (`source_key`,
     /// `--ignore-query`); nil for the URL itself, and always for a local file.
     public var sourceKey: SourceKey?
+    /// The login a URL source's user info gave (taken out of `sourceText` and `source`): sent
+    /// to that URL's origin only, and stored nowhere.
+    public var login: SourceLogin?
 
     /// Makes a request; the manifest reader is the usual maker.
     public init(row: Int, id: String, sourceText: String, source: SourceLocation,
                 outTemplate: String, spec: ThumbnailSpec, priority: Priority = .normal,
-                maxAge: Int = 0, sourceKey: SourceKey? = nil) {
+                maxAge: Int = 0, sourceKey: SourceKey? = nil, login: SourceLogin? = nil) {
         self.row = row; self.id = id; self.sourceText = sourceText; self.source = source
         self.outTemplate = outTemplate; self.spec = spec; self.priority = priority
-        self.maxAge = maxAge; self.sourceKey = sourceKey
+        self.maxAge = maxAge; self.sourceKey = sourceKey; self.login = login
     }
 
     /// The text a URL source's records are kept under in the cache (the URL index, the remote

@@ -30,7 +30,7 @@ public enum ManifestFeed {
                 case .failure(let error):
                     pipeline.reject(.failed(
                         row: record.line, id: record.values[.id] ?? String(record.line),
-                        src: record.values[.src] ?? "", ThumbnailFailure(error)))
+                        src: SourceLogin.split(record.values[.src] ?? "").shown, ThumbnailFailure(error)))
                 }
             }
         }

@@ -242,12 +242,16 @@ struct RowPlanner: Sendable {
             return (.fetch, why(arithmetic() + ": stale, and the body is neither here nor on the remote cache"),
                     freshness, nil)
         }
-        guard record.hasValidators else {
-            return (.fetch, why(arithmetic() + ": stale, and without a validator it is downloaded again"), freshness, nil)
-        }
         var headers: [String] = []
         if let etag = record.etag { headers.append("If-None-Match: \(etag)") }
-        if let lastModified = record.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
+        // Sent as an IMF-fixdate, the one form a sender may use, whichever form the server's
+        // Last-Modified had; one that is no HTTP date at all is not sent.
+        if let since = record.lastModified.flatMap({ HTTPDate.parse($0) }).flatMap(HTTPDate.format) {
+            headers.append("If-Modified-Since: \(since)")
+        }
+        guard !headers.isEmpty else {
+            return (.fetch, why(arithmetic() + ": stale, and without a validator it is downloaded again"), freshness, nil)
+        }
         return (.revalidate(record, headers: headers),
                 why(arithmetic() + ": stale; the server is asked (\(headers.joined(separator: ", ")))"), freshness, nil)
     }

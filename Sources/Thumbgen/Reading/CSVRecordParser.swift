@@ -7,10 +7,12 @@ import Foundation
 /// hand do not give: the line on which each record starts (errors name it), a hard error on a
 /// quote left open, and byte-level speed on million-row manifests.
 final class CSVRecordParser {
-    /// One parsed record: its fields and the 1-based line on which it starts.
+    /// One parsed record: its fields, the 1-based line on which it starts, and the indices of
+    /// the fields that are not UTF-8 (their text shows the bad bytes as `\xNN`).
     struct Record: Equatable {
         var line: Int
         var fields: [String]
+        var invalid: [Int] = []
     }
 
     private let chunks: ByteChunks
@@ -32,14 +34,20 @@ final class CSVRecordParser {
             guard try fill() else { return nil }
             let start = line
             var fields: [String] = []
+            var invalid: [Int] = []
             var field: [UInt8] = []
+            func endField() {
+                let (text, valid) = CellText.decode(field[...])
+                if !valid { invalid.append(fields.count) }
+                fields.append(text)
+            }
             var quoted = false      // inside a quoted section
             var fieldHasData = false
             while true {
                 guard try fill() else {
                     if quoted { throw CSVParseError.unterminatedQuote(line: start) }
-                    fields.append(String(decoding: field, as: UTF8.self))
-                    return finish(fields, start)
+                    endField()
+                    return finish(fields, invalid, start)
                 }
                 let byte = buffer[position]
                 position += 1
@@ -59,7 +67,7 @@ final class CSVRecordParser {
                 }
                 switch byte {
                 case UInt8(ascii: ","):
-                    fields.append(String(decoding: field, as: UTF8.self))
+                    endField()
                     field.removeAll(keepingCapacity: true)
                     fieldHasData = false
                 case UInt8(ascii: "\"") where !fieldHasData:
@@ -68,13 +76,13 @@ final class CSVRecordParser {
                 case UInt8(ascii: "\r"):
                     if try peek() == UInt8(ascii: "\n") { position += 1 }
                     line += 1
-                    fields.append(String(decoding: field, as: UTF8.self))
-                    if let record = finish(fields, start) { return record }
+                    endField()
+                    if let record = finish(fields, invalid, start) { return record }
                     continue nextRecord
                 case UInt8(ascii: "\n"):
                     line += 1
-                    fields.append(String(decoding: field, as: UTF8.self))
-                    if let record = finish(fields, start) { return record }
+                    endField()
+                    if let record = finish(fields, invalid, start) { return record }
                     continue nextRecord
                 default:
                     field.append(byte)
@@ -85,9 +93,9 @@ final class CSVRecordParser {
     }
 
     /// Returns the record, or nil for a blank line (one empty field), which is skipped.
-    private func finish(_ fields: [String], _ start: Int) -> Record? {
+    private func finish(_ fields: [String], _ invalid: [Int], _ start: Int) -> Record? {
         if fields.count == 1 && fields[0].isEmpty { return nil }
-        return Record(line: start, fields: fields)
+        return Record(line: start, fields: fields, invalid: invalid)
     }
 
     /// Makes sure at least one byte is buffered; false at the end of input.

@@ -19,18 +19,48 @@ final class JSONLinesParser {
     func next() throws -> Result<ManifestRecord, RowError>? {
         while let text = try nextLine() {
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            return parse(Data(text), line: line)
+            if String(validating: text, as: UTF8.self) != nil { return parse(Data(text), line: line) }
+            return parse(Data(Self.markingInvalid(text[...])), line: line, marked: true)
         }
         return nil
     }
 
-    private func parse(_ data: Data, line: Int) -> Result<ManifestRecord, RowError> {
+    /// A line that is not UTF-8 is parsed with each bad byte replaced by `invalidMark` and its
+    /// two hex digits: JSON would refuse the line whole, and the row's error should name the
+    /// column. U+10FFFF is a noncharacter, which no manifest has reason to hold.
+    static let invalidMark: Character = "\u{10FFFF}"
+
+    /// `bytes` with each byte that does not begin well-formed UTF-8 written as `invalidMark`
+    /// and its hex digits.
+    static func markingInvalid(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let length = CellText.wellFormedLength(bytes, at: index)
+            if length > 0 {
+                out.append(contentsOf: bytes[index..<index + length])
+                index += length
+            } else {
+                out.append(contentsOf: String(invalidMark).utf8)
+                out.append(contentsOf: CellText.escapingInvalid(bytes[index...index]).utf8.dropFirst(2))
+                index += 1
+            }
+        }
+        return out
+    }
+
+    private func parse(_ data: Data, line: Int, marked: Bool = false) -> Result<ManifestRecord, RowError> {
         guard let object = try? JSONSerialization.jsonObject(with: data),
               let dictionary = object as? [String: Any] else {
-            return .failure(RowError(row: line, reason: "is not a JSON object"))
+            return .failure(RowError(row: line, reason: marked ? "is not UTF-8 JSON" : "is not a JSON object"))
+        }
+        func shown(_ text: String) -> String {
+            marked ? text.replacingOccurrences(of: String(Self.invalidMark), with: "\\x") : text
         }
         var values: [ManifestColumn: String] = [:]
-        for (key, raw) in dictionary {
+        var invalid: [ManifestColumn] = []
+        for (rawKey, raw) in dictionary {
+            let key = shown(rawKey)
             guard let column = ManifestColumn(header: key) else {
                 return .failure(RowError(
                     row: line, column: key,
@@ -40,9 +70,15 @@ final class JSONLinesParser {
                 return .failure(RowError(row: line, column: key,
                                          reason: "must be a string, number or boolean"))
             }
-            if !text.isEmpty { values[column] = text }
+            if marked, text.contains(Self.invalidMark) {
+                invalid.append(column)
+                values[column] = shown(text)
+            } else if !text.isEmpty {
+                values[column] = text
+            }
         }
-        return .success(ManifestRecord(line: line, values: values))
+        invalid.sort { $0.ordinal < $1.ordinal }
+        return .success(ManifestRecord(line: line, values: values, invalidColumns: invalid))
     }
 
     private static func text(of value: Any) -> String? {

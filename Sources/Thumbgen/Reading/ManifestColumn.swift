@@ -77,6 +77,14 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     /// ordinals may be unused).
     static let ordinalCount = (allCases.map(\.ordinal).max() ?? 0) + 1
 
+    /// The most bytes a cell of this column may hold: a URL (`src`, `source_key`) up to
+    /// 8 KiB, what servers commonly take in a request line; any other cell up to 4 KiB, a path's
+    /// most on Linux. A longer cell fails its row naming the column, rather than reaching a
+    /// system call, a log line or a terminal.
+    public var maximumBytes: Int {
+        self == .src || self == .sourceKey ? 8_192 : 4_096
+    }
+
     /// The known column names, for error messages.
     public static var knownNames: String {
         allCases.map(\.rawValue).joined(separator: ", ")

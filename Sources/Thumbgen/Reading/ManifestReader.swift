@@ -109,7 +109,8 @@ public final class ManifestReader {
             for (column, value) in zip(columns, record.fields) where !value.isEmpty {
                 values[column] = value
             }
-            return .success(ManifestRecord(line: record.line, values: values))
+            return .success(ManifestRecord(line: record.line, values: values,
+                                           invalidColumns: record.invalid.map { columns[$0] }))
         }
     }
 

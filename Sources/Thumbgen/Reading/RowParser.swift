@@ -39,6 +39,24 @@ public struct RowParser: Sendable {
         self.baseDirectory = baseDirectory
     }
 
+    /// Fails a record with a cell that is not UTF-8 or is longer than its column holds, naming
+    /// the column.
+    static func checkCells(_ record: ManifestRecord) throws(RowError) {
+        if let column = record.invalidColumns.first {
+            throw RowError(row: record.line, column: column.rawValue, value: record.values[column],
+                           reason: "is not UTF-8 (the bytes that are not are shown as \\xNN); "
+                               + "save the manifest as UTF-8")
+        }
+        var longest: (column: ManifestColumn, bytes: Int)?
+        for (column, text) in record.values where text.utf8.count > column.maximumBytes {
+            if longest.map({ column.ordinal < $0.column.ordinal }) ?? true { longest = (column, text.utf8.count) }
+        }
+        if let (column, bytes) = longest {
+            throw RowError(row: record.line, column: column.rawValue,
+                           reason: "holds \(bytes) bytes; a \(column.rawValue) cell holds at most \(column.maximumBytes)")
+        }
+    }
+
     /// `values` as an array indexed by `ManifestColumn.ordinal`.
     private static func cells(_ values: [ManifestColumn: String]) -> [String?] {
         var cells = [String?](repeating: nil, count: ManifestColumn.ordinalCount)
@@ -57,6 +75,7 @@ public struct RowParser: Sendable {
 
     private func request(from record: ManifestRecord) throws(RowError) -> ThumbnailRequest {
         let row = record.line
+        try Self.checkCells(record)
         // The local functions below capture this, not `self`: `fail` is passed on as a
         // closure, and capturing `self` copied the whole parser for every row.
         let defaults = defaultCells
@@ -83,9 +102,11 @@ public struct RowParser: Sendable {
             return v
         }
 
-        guard let srcText = value(.src)?.trimmingWhitespace, !srcText.isEmpty else {
+        guard let cellText = value(.src)?.trimmingWhitespace, !cellText.isEmpty else {
             throw RowError(row: row, column: "src", reason: "is missing; every row needs a source")
         }
+        // A URL's user info goes into the request's login, and nowhere else.
+        let (srcText, login) = SourceLogin.split(cellText)
         let source: SourceLocation
         if let known = lastSource.withLock({ $0?.text == srcText && $0?.base == baseDirectory ? $0?.location : nil }) {
             source = known
@@ -250,7 +271,8 @@ public struct RowParser: Sendable {
         return ThumbnailRequest(
             row: row, id: value(.id) ?? String(row), sourceText: srcText, source: source,
             outTemplate: outTemplate, spec: spec,
-            priority: try choice(.priority, Priority.self) ?? .normal, maxAge: maxAge, sourceKey: sourceKey)
+            priority: try choice(.priority, Priority.self) ?? .normal, maxAge: maxAge, sourceKey: sourceKey,
+            login: login)
     }
 
     /// A URL source's name in the cache: the `source_key` cell, else the URL less the

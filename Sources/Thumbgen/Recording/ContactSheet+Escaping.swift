@@ -3,9 +3,11 @@ import Foundation
 /// Text and URLs made safe for the page: every id, message and path comes from the user's
 /// manifest, so none of it may be read as markup.
 extension ContactSheet {
-    /// `text` as HTML character data or a quoted attribute value: the five characters that can
-    /// end a text run or an attribute are replaced by references.
+    /// `text` as HTML character data or a quoted attribute value: control characters and long
+    /// values as a terminal shows them (`TerminalText`), then the five characters that can end a
+    /// text run or an attribute replaced by references.
     static func escaped(_ text: String) -> String {
+        let text = TerminalText.safe(text)
         // Most ids and paths need nothing: skip the copy.
         guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 })
         else { return text }

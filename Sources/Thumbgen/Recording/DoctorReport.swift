@@ -24,6 +24,7 @@ public struct DoctorReport: Encodable {
 
     private enum Key: String, CodingKey {
         case thumbgen, libvips, libcurl, loaders, savers, limits
+        case nativeResample = "native_resample", resampler
         case version, ssl, http2, zlib, format, name, available, enabled
         case addressGuard = "address_guard", protocolRestriction = "protocol_restriction"
         case av1Encoder = "av1_encoder", maxPixels = "max_pixels", maxFrames = "max_frames"
@@ -37,6 +38,8 @@ public struct DoctorReport: Encodable {
         var top = encoder.container(keyedBy: Key.self)
         try top.encode(ThumbgenVersion.current, forKey: .thumbgen)
         try top.encode(vips.version, forKey: .libvips)
+        try top.encode(vips.nativeResample, forKey: .nativeResample)
+        try top.encode(vips.resampler, forKey: .resampler)
         var libcurl = top.nestedContainer(keyedBy: Key.self, forKey: .libcurl)
         try libcurl.encode(curl.version, forKey: .version)
         try libcurl.encode(curl.ssl, forKey: .ssl)
@@ -82,6 +85,7 @@ public struct DoctorReport: Encodable {
         var lines = Self.table([
             ["thumbgen", ThumbgenVersion.current],
             ["libvips", vips.version],
+            ["C resampler", vips.resampler],
             ["libcurl", "\(curl.version), \(tls), HTTP/2 \(Self.yes(curl.http2)), zlib \(Self.yes(curl.zlib))"],
         ], indent: "")
         let inputs = vips.loaders.compactMap { loader in

@@ -27,7 +27,7 @@ final class CountingFetcher: SourceFetching {
     /// The requests so far, in order.
     var requests: [Request] { log.withLock { $0 } }
 
-    func start(_ url: URL, to path: String, priority: Int, order: Int, headers: [String],
+    func start(_ url: URL, to path: String, priority: Int, order: Int, headers: [String], login: SourceLogin?,
                completion: @escaping @Sendable (Result<FetchResponse, FetchFailure>) -> Void) -> @Sendable () -> Void {
         let folder = (path as NSString).deletingLastPathComponent
         log.withLock { $0.append(Request(url: url.absoluteString, folder: folder)) }

@@ -26,15 +26,19 @@ Routes (NAME is a file under --root; a missing one is a 404):
                                 chunked, without Content-Length
   GET /_counts                  JSON: {path_with_query: requests, "_connections": n,
                                 "_conditional": {path: n}, "_last_headers": {path: {...}}} (User-Agent, Accept-Encoding,
-                                Authorization and X-Source-Token, when sent)
+                                Authorization, X-Source-Token and If-Modified-Since, when sent)
   POST /_reset                  clears everything /_counts reports (and the flaky counters)
 
 Query options where a file is served: max_age=N, no_store=1, no_cache=1 (Cache-Control),
-expires=N (seconds ahead), etag=X (replaces the ETag), type=T (replaces Content-Type);
+expires=N (seconds ahead), etag=X (replaces the ETag), no_etag=1 (sends none), type=T (replaces
+Content-Type), date_form=rfc850|asctime (Last-Modified and Expires in that obsolete form, which
+RFC 9110 §5.6.7 requires a recipient to read; If-Modified-Since is read in IMF-fixdate only, the
+one form a sender may send);
 retry_after=S adds Retry-After to /status and to the failures of /flaky.
 """
 
 import argparse
+import calendar
 import email.utils
 import gzip
 import hashlib
@@ -54,6 +58,16 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+def http_date(seconds, form=None):
+    """SECONDS as an HTTP date: IMF-fixdate, or the obsolete rfc850 or asctime form."""
+    t = time.gmtime(seconds)
+    if form == "rfc850":
+        return time.strftime("%A, %d-%b-%y %H:%M:%S GMT", t)
+    if form == "asctime":
+        return time.strftime("%a %b ", t) + ("%2d" % t.tm_mday) + time.strftime(" %H:%M:%S %Y", t)
+    return email.utils.formatdate(seconds, usegmt=True)
+
+
 # Names the platform's mime.types may lack.
 EXTRA_TYPES = {".webp": "image/webp", ".avif": "image/avif", ".heic": "image/heic",
                ".heif": "image/heif", ".jxl": "image/jxl"}
@@ -65,7 +79,7 @@ CHUNK = 64 * 1024
 CONTROL_PATHS = ("/_counts", "/_reset")
 # The request headers /_counts shows for each path's last request (credentials tests look for
 # the last two, which must reach only the origin they are for).
-RECORDED_HEADERS = ("User-Agent", "Accept-Encoding", "Authorization", "X-Source-Token")
+RECORDED_HEADERS = ("User-Agent", "Accept-Encoding", "Authorization", "X-Source-Token", "If-Modified-Since")
 
 stopping = threading.Event()
 
@@ -274,7 +288,8 @@ class Handler(BaseHTTPRequestHandler):
             body = f.read()
         mtime = os.stat(path).st_mtime
         etag = '"%s"' % hashlib.sha256(body).hexdigest()[:32]
-        headers = {"Last-Modified": email.utils.formatdate(mtime, usegmt=True)}
+        self.modified = int(mtime)
+        headers = {"Last-Modified": http_date(mtime, self.query.get("date_form"))}
         if gzip_allowed:
             body = gzip.compress(body, mtime=0)
             etag = etag[:-1] + '-gzip"'
@@ -284,7 +299,8 @@ class Handler(BaseHTTPRequestHandler):
         q = self.query
         if "etag" in q:
             etag = q["etag"] if q["etag"][:1] == '"' or q["etag"][:2] == "W/" else '"%s"' % q["etag"]
-        headers["ETag"] = etag
+        if q.get("no_etag") != "1":
+            headers["ETag"] = etag
         cache_control = []
         if "max_age" in q:
             cache_control.append("max-age=%d" % int(q["max_age"]))
@@ -295,7 +311,7 @@ class Handler(BaseHTTPRequestHandler):
         if cache_control:
             headers["Cache-Control"] = ", ".join(cache_control)
         if "expires" in q:
-            headers["Expires"] = email.utils.formatdate(time.time() + int(q["expires"]), usegmt=True)
+            headers["Expires"] = http_date(time.time() + int(q["expires"]), q.get("date_form"))
         headers["Content-Type"] = q.get("type") or guess_type(path)
         headers["Content-Length"] = str(len(body))
         return body, headers
@@ -318,15 +334,14 @@ class Handler(BaseHTTPRequestHandler):
         if if_none_match is not None:
             strip = lambda tag: tag.strip().removeprefix("W/")
             tags = [strip(tag) for tag in if_none_match.split(",")]
-            return "*" in tags or strip(headers["ETag"]) in tags
+            return "*" in tags or ("ETag" in headers and strip(headers["ETag"]) in tags)
         if_modified_since = self.headers.get("If-Modified-Since")
         if if_modified_since is not None:
             try:
-                since = email.utils.parsedate_to_datetime(if_modified_since).timestamp()
-                modified = email.utils.parsedate_to_datetime(headers["Last-Modified"]).timestamp()
-            except (TypeError, ValueError):
-                return False
-            return modified <= since
+                since = calendar.timegm(time.strptime(if_modified_since, "%a, %d %b %Y %H:%M:%S GMT"))
+            except ValueError:
+                return False  # not an IMF-fixdate: ignored, as RFC 9110 §13.1.3 says
+            return self.modified <= since
         return False
 
     def send_prefix(self, count, path):

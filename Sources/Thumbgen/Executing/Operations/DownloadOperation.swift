@@ -10,6 +10,8 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
     let url: URL
     /// What the cache calls the source: its URL, or its `SourceKey`.
     let identity: String
+    /// The login the URL's user info gave, sent to its origin only.
+    var login: SourceLogin?
     private let fetcher: @Sendable () -> any SourceFetching
     private let folder: URL
     private let spare: (@Sendable () -> URL)?
@@ -86,7 +88,7 @@ final class DownloadOperation: AsyncOperation, @unchecked Sendable {
         let into = folder ?? self.folder
         let file = TemporaryDownload(path: into.appendingPathComponent("download-\(UUID().uuidString)").path)
         let stop = fetcher().start(url, to: file.path, priority: queuePriority.rawValue,
-                                       order: order, headers: headers) { [self] result in
+                                       order: order, headers: headers, login: login) { [self] result in
             // A full file system under the cache: once more, outside it (a write the cache
             // refused, said and counted as the others are).
             if folder == nil, let spare, case .failure(let failure) = result,
