@@ -126,6 +126,10 @@ struct ImageIndexTests {
                           ["--size", "64", "--density", "2,2"]] {
             let refused = try await CLIRunner.run(["render", "photos", "--out", "out"] + arguments, in: space.folder.url)
             #expect(refused.status == 2 && refused.stderr.contains("--density"), "\(arguments): \(refused.stderr)")
+            if arguments[1].contains(",") {
+                // A list of sizes: the refusal says why, and what to give instead.
+                #expect(refused.stderr.contains("without --density (w descriptors)"), "\(refused.stderr)")
+            }
         }
         let manifest = try space.folder.write("src\nphotos/avatar.png\n", to: "m.csv")
         let refused = try await CLIRunner.run(["render", manifest.path, "--out", "out", "--size", "64", "--density", "1,2"],
