@@ -3,17 +3,17 @@ import Thumbgen
 
 extension ManifestRunner {
     /// Ends the record of placed files under `--out` (in the cache's database, or in
-    /// `--out/.thumbgen-placed` without a cache) and runs `--prune`; says on standard error
-    /// what a prune left and why it did not run. The files pruned (nil without `--prune`).
+    /// `--out/.thumbgen-placed` without a cache) and runs `--prune`. The files pruned (nil
+    /// without `--prune`), and the lines standard error should show: what a dry run would
+    /// prune, what a prune left and why it did not run (none with `--quiet`).
     func finishPlaced(_ configuration: PipelineConfiguration, ledger: PlacedLedger?, made: MadeFolders,
-                      dryRun: Bool, progress: ProgressDisplay, incomplete: String?) -> [PlacedFile]? {
-        guard let ledger, let out = configuration.outputDirectory else { return nil }
+                      dryRun: Bool, incomplete: String?) -> (pruned: [PlacedFile]?, lines: [String]) {
+        guard let ledger, let out = configuration.outputDirectory else { return (nil, []) }
         let store: any PlacedRecordStoring = configuration.cache.map { PlacedIndex(cache: $0, outputDirectory: out) }
             ?? PlacedRecordFile(outputDirectory: out)
         let outcome = OutputPruner(outputDirectory: out, store: store, shard: shard)
             .finish(ledger, made: made.paths, prune: prune, dryRun: dryRun, incomplete: incomplete)
-        for line in Self.lines(outcome, dryRun: dryRun) where !quiet { progress.print("thumbgen: " + line) }
-        return prune ? outcome.pruned : nil
+        return (prune ? outcome.pruned : nil, quiet ? [] : Self.lines(outcome, dryRun: dryRun))
     }
 
     /// Why the run's rows do not decide every output under `--out`, so that `--prune` must not
@@ -25,9 +25,12 @@ extension ManifestRunner {
         return nil
     }
 
-    /// The warnings of `outcome`, each once.
+    /// What a dry run would prune, a file a line (as `rsync -n --delete` does), then the
+    /// warnings of `outcome`, each once.
     static func lines(_ outcome: PruneOutcome, dryRun: Bool) -> [String] {
-        var lines: [String] = []
+        // TerminalText at merge: each path below (`file.path`, the changed files, a refused
+        // path) is a value from the file system or the manifest.
+        var lines = dryRun ? outcome.pruned.map { "would prune " + $0.path } : []
         if let skipped = outcome.skipped { lines.append("--prune: " + skipped) }
         if !outcome.changed.isEmpty {
             let count = outcome.changed.count

@@ -120,11 +120,14 @@ struct ManifestRunner {
         let remote = dryRun ? nil : configuration.cache?.remote?.finish(waiting: trap.receivedSignal == nil)
         let seconds = (ContinuousClock.now - started).inSeconds
         let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
-        let pruned = finishPlaced(configuration, ledger: ledger, made: made, dryRun: dryRun, progress: outputs.progress,
+        let placed = finishPlaced(configuration, ledger: ledger, made: made, dryRun: dryRun,
                                   incomplete: incompleteness(manifestError: manifestError, signal: trap.receivedSignal))
+        // The progress line goes first, so that the prune's lines stand whole before the summary.
+        outputs.progress.finish()
+        placed.lines.forEach(printError)
         let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
                                          refusedWrites: configuration.cache?.refusedWrites ?? 0,
-                                         pruned: pruned)
+                                         pruned: placed.pruned)
         if case .tree(let tree, _) = input { WalkOptions.warnSkippedLinks(tree.skippedLinks) }
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let remote { printError(remote.line) }
