@@ -12,6 +12,8 @@ import Foundation
 ///   and any file of whatever source such a row may write: its `OutputPathPattern` matches);
 ///   so is every file while the run is incomplete (cancelled, or a walk that could not read
 ///   everything): nothing is pruned then;
+/// - with no record for the folder (a new, emptied or damaged cache; no `.thumbgen-placed`),
+///   nothing is pruned, and the outcome says so when the folder held files (`unrecorded`);
 /// - with `--shard`, only files whose source is in this shard (`Shard.owns(identity:)`), so
 ///   shards over one `--out` never remove each other's files;
 /// - empty folders go only when thumbgen made them and a removal emptied them.
@@ -34,15 +36,18 @@ public struct OutputPruner: Sendable {
 
     /// Records what `ledger` saw placed (and the folders `made`) and, when `prune`, prunes;
     /// `dryRun` only lists and saves nothing; `incomplete` says why the run's rows do not
-    /// decide every output (nil: they do).
+    /// decide every output (nil: they do); `heldFiles`, whether the folder held files before
+    /// the run (`holdsFiles(in:)`): with no record to go by, the outcome then says so.
     public func finish(_ ledger: PlacedLedger, made: Set<String>, prune: Bool, dryRun: Bool,
-                       incomplete: String?) -> PruneOutcome {
+                       incomplete: String?, heldFiles: Bool = false) -> PruneOutcome {
         let run = ledger.snapshot
         let fingerprint = PlacedLedger.fingerprint(run)
         var outcome = PruneOutcome()
         let skip = incomplete ?? (run.cancelled ? "rows were cancelled" : nil)
         let prunes = prune && skip == nil
         if prune { outcome.skipped = skip.map { "nothing pruned: \($0)" } }
+        // Asked before the record is saved: this run's own saving would make one.
+        if prunes && heldFiles && !store.hasRecord() { outcome.unrecorded = true }
         // The warm path: a run like one already saved, pruning nothing, reads and writes nothing.
         if !prunes && (dryRun || (made.isEmpty && store.holds(fingerprint: fingerprint))) { return outcome }
 
