@@ -4,9 +4,9 @@ import Synchronization
 /// `{fit}` and `{row}` are known from the row, while `{w}`, `{h}`, `{ext}` and `{hash8}` are
 /// known only once the output is encoded. Two rows whose patterns cannot produce the same path
 /// can never collide, so neither has to wait for the other (`OutputClaims`).
-struct OutputPathPattern: Sendable, Equatable {
+struct OutputPathPattern: Sendable, Hashable {
     /// One piece of the pattern: text as it is, or a placeholder still unknown.
-    enum Piece: Sendable, Equatable {
+    enum Piece: Sendable, Hashable {
         case text(String)
         /// Decimal digits (`{w}`, `{h}`).
         case number

@@ -2,21 +2,18 @@
 /// whose paths only a render can tell, `PruneDecision`): grouped by the text before their
 /// first unknown, so that a path is matched only against those whose text it starts with.
 struct OutputPathPatterns: Sendable {
-    /// The patterns, each once, by their leading text.
-    private var byPrefix: [[UInt8]: [OutputPathPattern]] = [:]
+    /// The patterns, each once, by their leading text (a template that begins with `{w}` or
+    /// `{hash8}` puts all its rows' under the empty one).
+    private var byPrefix: [[UInt8]: Set<OutputPathPattern>] = [:]
     /// The lengths of those texts: a path is looked up cut at each.
     private var lengths: Set<Int> = []
 
     /// None.
     init() {}
 
-    /// Whether there are none.
-    var isEmpty: Bool { byPrefix.isEmpty }
-
     /// Adds `pattern`, unless it is held already (a source's rows, one per size, share one).
     mutating func insert(_ pattern: OutputPathPattern) {
-        guard byPrefix[pattern.prefix]?.contains(pattern) != true else { return }
-        byPrefix[pattern.prefix, default: []].append(pattern)
+        byPrefix[pattern.prefix, default: []].insert(pattern)
         lengths.insert(pattern.prefix.count)
     }
 
