@@ -3,17 +3,27 @@ import Thumbgen
 
 extension ManifestRunner {
     /// Ends the record of placed files under `--out` (in the cache's database, or in
-    /// `--out/.thumbgen-placed` without a cache) and runs `--prune`; says on standard error
-    /// what a prune left and why it did not run. The files pruned (nil without `--prune`).
+    /// `--out/.thumbgen-placed` without a cache) and runs `--prune`; `heldFiles` says whether
+    /// `--out` held files before the run. The files pruned (nil without `--prune`), and the
+    /// lines standard error should show: what a dry run would prune, what a prune left and
+    /// why it did not run (none with `--quiet`).
     func finishPlaced(_ configuration: PipelineConfiguration, ledger: PlacedLedger?, made: MadeFolders,
-                      dryRun: Bool, progress: ProgressDisplay, incomplete: String?) -> [PlacedFile]? {
-        guard let ledger, let out = configuration.outputDirectory else { return nil }
-        let store: any PlacedRecordStoring = configuration.cache.map { PlacedIndex(cache: $0, outputDirectory: out) }
-            ?? PlacedRecordFile(outputDirectory: out)
+                      dryRun: Bool, heldFiles: Bool, incomplete: String?) -> (pruned: [PlacedFile]?, lines: [String]) {
+        guard let ledger, let out = configuration.outputDirectory else { return (nil, []) }
+        let store: any PlacedRecordStoring
+        if recipe.cache.noCache {
+            store = PlacedRecordFile(outputDirectory: out)
+        } else if let cache = configuration.cache {
+            store = PlacedIndex(cache: cache, outputDirectory: out)
+        } else {
+            // A dry run before the cache exists: there is no record yet.
+            store = NoPlacedRecord()
+        }
         let outcome = OutputPruner(outputDirectory: out, store: store, shard: shard)
-            .finish(ledger, made: made.paths, prune: prune, dryRun: dryRun, incomplete: incomplete)
-        for line in Self.lines(outcome, dryRun: dryRun) where !quiet { progress.print("thumbgen: " + line) }
-        return prune ? outcome.pruned : nil
+            .finish(ledger, made: made.paths, prune: prune, dryRun: dryRun, incomplete: incomplete,
+                    heldFiles: heldFiles)
+        let lines = quiet ? [] : Self.lines(outcome, dryRun: dryRun, out: out, cached: !recipe.cache.noCache)
+        return (prune ? outcome.pruned : nil, lines)
     }
 
     /// Why the run's rows do not decide every output under `--out`, so that `--prune` must not
@@ -25,10 +35,20 @@ extension ManifestRunner {
         return nil
     }
 
-    /// The warnings of `outcome`, each once.
-    static func lines(_ outcome: PruneOutcome, dryRun: Bool) -> [String] {
-        var lines: [String] = []
+    /// What a dry run would prune, a file a line (as `rsync -n --delete` does), then the
+    /// warnings of `outcome`, each once; `out` is the `--out` folder, `cached` whether its
+    /// record is in the cache.
+    static func lines(_ outcome: PruneOutcome, dryRun: Bool, out: URL, cached: Bool) -> [String] {
+        // TerminalText at merge: each path below (`file.path`, `out.path`, the changed files,
+        // a refused path) is a value from the file system or the manifest.
+        var lines = dryRun ? outcome.pruned.map { "would prune " + $0.path } : []
         if let skipped = outcome.skipped { lines.append("--prune: " + skipped) }
+        if outcome.unrecorded {
+            lines.append("--prune: nothing \(dryRun ? "would be" : "could be") pruned: no record of earlier runs "
+                + "was found for \(out.path) "
+                + (cached ? "in the cache (new, emptied or damaged)" : "(no readable \(PlacedRecordFile.name) in it)")
+                + "; files they placed there stay until removed by hand")
+        }
         if !outcome.changed.isEmpty {
             let count = outcome.changed.count
             lines.append("--prune \(dryRun ? "would leave" : "left") \(count) \(count == 1 ? "file" : "files") "
@@ -42,4 +62,12 @@ extension ManifestRunner {
         }
         return lines
     }
+}
+
+/// The record of a folder no cache holds yet (a dry run before any run made the cache): none.
+private struct NoPlacedRecord: PlacedRecordStoring {
+    func hasRecord() -> Bool { false }
+    func holds(fingerprint: UInt64) -> Bool { false }
+    func load() -> PlacedRecord { PlacedRecord() }
+    func save(_ changes: PlacedChanges, to previous: PlacedRecord, fingerprint: UInt64) -> Bool { false }
 }

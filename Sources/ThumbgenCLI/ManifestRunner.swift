@@ -78,6 +78,9 @@ struct ManifestRunner {
         // What the run places under --out, for its record (and what a dry run would, to list
         // what --prune would remove).
         let ledger = configuration.outputDirectory != nil && (!dryRun || prune) ? PlacedLedger(dryRun: dryRun) : nil
+        // Whether --out holds files before this run places any: with no record of earlier runs,
+        // --prune says it could not tell theirs.
+        let heldFiles = prune && (configuration.outputDirectory.map { OutputPruner.holdsFiles(in: $0) } ?? false)
         let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started,
                                    ledger: ledger)
         let recorder = outputs.recorder
@@ -120,11 +123,14 @@ struct ManifestRunner {
         let remote = dryRun ? nil : configuration.cache?.remote?.finish(waiting: trap.receivedSignal == nil)
         let seconds = (ContinuousClock.now - started).inSeconds
         let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
-        let pruned = finishPlaced(configuration, ledger: ledger, made: made, dryRun: dryRun, progress: outputs.progress,
+        let placed = finishPlaced(configuration, ledger: ledger, made: made, dryRun: dryRun, heldFiles: heldFiles,
                                   incomplete: incompleteness(manifestError: manifestError, signal: trap.receivedSignal))
+        // The progress line goes first, so that the prune's lines stand whole before the summary.
+        outputs.progress.finish()
+        placed.lines.forEach(printError)
         let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
                                          refusedWrites: configuration.cache?.refusedWrites ?? 0,
-                                         pruned: pruned)
+                                         pruned: placed.pruned)
         if case .tree(let tree, _) = input { WalkOptions.warnSkippedLinks(tree.skippedLinks) }
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let remote { printError(remote.line) }

@@ -29,6 +29,16 @@ public struct PlacedIndex: PlacedRecordStoring {
         return found
     }
 
+    /// Whether any run's record of the folder is kept: a saved run (`placed_runs`) or a placed
+    /// file. False in a new or emptied database, and where the database does not answer.
+    public func hasRecord() -> Bool {
+        guard let outPath else { return false }
+        var found = false
+        index.query("SELECT 1 FROM placed_runs WHERE out_path = ? UNION ALL SELECT 1 FROM placed WHERE out_path = ? LIMIT 1",
+                    [.text(outPath), .text(outPath)]) { _ in found = true }
+        return found
+    }
+
     /// The folder's record (empty without one, or when the database does not answer).
     public func load() -> PlacedRecord {
         guard let outPath else { return PlacedRecord() }

@@ -139,6 +139,10 @@ public final class DryRun: RowExecutor, Sendable {
         result.plan = plan.reported
         result.sourceSHA256 = plan.sourceDigest
         result.out = plan.path
+        if plan.path == nil {
+            result.outPattern = OutputPathPattern(template: request.outTemplate, name: request.source.stem,
+                                                  fit: request.spec.fit, row: request.row)
+        }
         if let record = plan.output, plan.action == .keep || plan.action == .copy {
             result.width = record.width
             result.height = record.height

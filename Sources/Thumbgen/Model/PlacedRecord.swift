@@ -53,6 +53,9 @@ public protocol PlacedRecordStoring: Sendable {
     /// the record lacks, as the record said when that run was saved: then a run that prunes
     /// nothing has nothing to write, and need not load the record.
     func holds(fingerprint: UInt64) -> Bool
+    /// Whether a record of the folder was found (false for a new, emptied or damaged cache, or
+    /// without a readable `.thumbgen-placed`): an empty `load()` then says nothing was placed.
+    func hasRecord() -> Bool
     /// The record as saved (empty when there is none, or it cannot be read).
     func load() -> PlacedRecord
     /// Saves `changes` to the record, which was `previous` when loaded; `fingerprint` is the

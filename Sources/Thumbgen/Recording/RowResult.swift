@@ -113,6 +113,10 @@ public struct RowResult: Sendable, Equatable, Codable {
         public var bytes: Int
     }
 
+    /// The paths a planned row's output may take when `--dry-run` cannot name it (a render
+    /// would tell): `--dry-run --prune` keeps files it may write off its list. Not reported.
+    var outPattern: OutputPathPattern?
+
     /// The placeholder its source's page can show, on the row whose output it was made from
     /// (the smallest its render made), in the kinds the run asked for (`--placeholders`).
     public var placeholder: PlaceholderFields?

@@ -4,9 +4,9 @@ import Synchronization
 /// `{fit}` and `{row}` are known from the row, while `{w}`, `{h}`, `{ext}` and `{hash8}` are
 /// known only once the output is encoded. Two rows whose patterns cannot produce the same path
 /// can never collide, so neither has to wait for the other (`OutputClaims`).
-struct OutputPathPattern: Sendable {
+struct OutputPathPattern: Sendable, Hashable {
     /// One piece of the pattern: text as it is, or a placeholder still unknown.
-    enum Piece: Sendable, Equatable {
+    enum Piece: Sendable, Hashable {
         case text(String)
         /// Decimal digits (`{w}`, `{h}`).
         case number
@@ -22,7 +22,7 @@ struct OutputPathPattern: Sendable {
     let pieces: [Piece]
     /// The text before the first unknown, as bytes: most patterns differ there (`{name}`
     /// comes first in most templates), so a path is usually told apart by it alone.
-    private let prefix: [UInt8]
+    let prefix: [UInt8]
 
     /// The pattern of `template` for a row whose known values are `name`, `fit` and `row`; nil
     /// when the template renders to no path at all (the row fails on its own then).

@@ -21,6 +21,16 @@ public struct PlacedRecordFile: PlacedRecordStoring {
     /// Never: without a cache every row is rendered anyway, and the file is read whole.
     public func holds(fingerprint: UInt64) -> Bool { false }
 
+    /// Whether the file is there and begins with this version's head.
+    public func hasRecord() -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path.path) else { return false }
+        defer { try? handle.close() }
+        guard let start = try? handle.read(upToCount: 256),
+              let head = start.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first
+        else { return false }
+        return (try? JSONDecoder().decode(Head.self, from: head))?.thumbgen_placed == 1
+    }
+
     /// The record; an unreadable file, or one of another version, reads as empty (a prune
     /// then removes nothing: only what is on record is ever removed).
     public func load() -> PlacedRecord {

@@ -8,12 +8,17 @@ import Foundation
 /// - a file on record whose size or SHA-256 changed since is left, named, and forgotten (it is
 ///   the user's now);
 /// - a file of a source whose row failed this run is kept (what that row would make is
-///   undecided; so, in a dry run, is one whose row's output path only a render can tell),
-///   and so is every file while the run is incomplete (cancelled, or a walk that
-///   could not read everything): nothing is pruned then;
+///   undecided; so, in a dry run, is one of a row whose output path only a render can tell,
+///   and any file of whatever source such a row may write: its `OutputPathPattern` matches);
+///   so is every file while the run is incomplete (cancelled, or a walk that could not read
+///   everything): nothing is pruned then;
+/// - with no record for the folder (a new, emptied or damaged cache; no `.thumbgen-placed`),
+///   nothing is pruned, and the outcome says so when the folder held files (`unrecorded`);
 /// - with `--shard`, only files whose source is in this shard (`Shard.owns(identity:)`), so
 ///   shards over one `--out` never remove each other's files;
 /// - empty folders go only when thumbgen made them and a removal emptied them.
+///
+/// Which files go is decided in one place, `PruneDecision`, for a run and a dry run alike.
 public struct OutputPruner: Sendable {
     /// The `--out` folder.
     public let outputDirectory: URL
@@ -31,15 +36,18 @@ public struct OutputPruner: Sendable {
 
     /// Records what `ledger` saw placed (and the folders `made`) and, when `prune`, prunes;
     /// `dryRun` only lists and saves nothing; `incomplete` says why the run's rows do not
-    /// decide every output (nil: they do).
+    /// decide every output (nil: they do); `heldFiles`, whether the folder held files before
+    /// the run (`holdsFiles(in:)`): with no record to go by, the outcome then says so.
     public func finish(_ ledger: PlacedLedger, made: Set<String>, prune: Bool, dryRun: Bool,
-                       incomplete: String?) -> PruneOutcome {
+                       incomplete: String?, heldFiles: Bool = false) -> PruneOutcome {
         let run = ledger.snapshot
         let fingerprint = PlacedLedger.fingerprint(run)
         var outcome = PruneOutcome()
         let skip = incomplete ?? (run.cancelled ? "rows were cancelled" : nil)
         let prunes = prune && skip == nil
         if prune { outcome.skipped = skip.map { "nothing pruned: \($0)" } }
+        // Asked before the record is saved: this run's own saving would make one.
+        if prunes && heldFiles && !store.hasRecord() { outcome.unrecorded = true }
         // The warm path: a run like one already saved, pruning nothing, reads and writes nothing.
         if !prunes && (dryRun || (made.isEmpty && store.holds(fingerprint: fingerprint))) { return outcome }
 
@@ -69,46 +77,35 @@ public struct OutputPruner: Sendable {
         return outcome
     }
 
-    /// Removes (or lists) the files on record that this run did not produce, in its shard.
+    /// Removes (or, in a dry run, lists) the files on record that this run did not produce, in
+    /// its shard, as `PruneDecision` decides: the run and the dry run differ only in the unlink.
     private func removeUnproduced(previous: PlacedRecord, produced: Set<String>, run: PlacedLedger.State,
                                   dryRun: Bool, into outcome: inout PruneOutcome, changes: inout PlacedChanges) {
-        let undecided = Set((run.failedSources + run.unnamedSources).map { SourceIdentity.of(src: $0) })
-        let candidates = previous.files.values
-            .filter { !produced.contains($0.path) && !undecided.contains($0.source) && shard?.owns(identity: $0.source) != false }
-            .sorted { $0.path < $1.path }
-        guard !candidates.isEmpty, let root = realpath(outputDirectory.path, nil) else { return }
+        guard !previous.files.isEmpty, let root = realpath(outputDirectory.path, nil) else { return }
         let rootPath = String(cString: root)
         free(root)
+        let undecided = Set((run.failedSources + run.unnamedSources).map { SourceIdentity.of(src: $0) })
+        let decision = PruneDecision(previous: previous, produced: produced, unnamed: run.unnamedPaths,
+                                     undecided: undecided, shard: shard, root: rootPath)
+        outcome.changed = decision.changed
+        changes.removals += decision.forgotten + decision.changed.map(\.path)
+        if dryRun {
+            outcome.pruned = decision.removals.map(\.file)
+            return
+        }
         var emptied = Set<String>()
-        for file in candidates {
-            guard let path = Self.confined(file.path, under: rootPath) else {
-                changes.removals.append(file.path)
+        for removal in decision.removals {
+            guard unlink(removal.path) == 0 else {
+                outcome.refused.append((removal.file.path, String(cString: strerror(errno))))
                 continue
             }
-            var info = stat()
-            guard lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
-                // Gone already, or replaced by something else: nothing of ours to remove.
-                changes.removals.append(file.path)
-                continue
-            }
-            guard Int(info.st_size) == file.bytes, ContentDigest.ofFile(at: path) == file.sha256 else {
-                outcome.changed.append(file)
-                changes.removals.append(file.path)
-                continue
-            }
-            if dryRun {
-                outcome.pruned.append(file)
-            } else if unlink(path) == 0 {
-                outcome.pruned.append(file)
-                changes.removals.append(file.path)
-                // Every folder on its way, `a/b` and `a` for `a/b/c.jpg`.
-                var folders = file.path.split(separator: "/").dropLast()
-                while !folders.isEmpty {
-                    emptied.insert(folders.joined(separator: "/"))
-                    folders.removeLast()
-                }
-            } else {
-                outcome.refused.append((file.path, String(cString: strerror(errno))))
+            outcome.pruned.append(removal.file)
+            changes.removals.append(removal.file.path)
+            // Every folder on its way, `a/b` and `a` for `a/b/c.jpg`.
+            var folders = removal.file.path.split(separator: "/").dropLast()
+            while !folders.isEmpty {
+                emptied.insert(folders.joined(separator: "/"))
+                folders.removeLast()
             }
         }
         // Deepest first, so that a parent is tried once its children are gone; rmdir removes

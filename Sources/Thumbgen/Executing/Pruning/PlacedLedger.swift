@@ -3,7 +3,8 @@ import Synchronization
 
 /// What a run placed under `--out`, gathered from its results as rows end (on any thread, a
 /// batch under one lock): each output's path, row, source, size and digest; the sources of
-/// failed rows, whose files a prune keeps; and whether any row was cancelled.
+/// failed rows, whose files a prune keeps; in a dry run, the paths rows whose outputs only a
+/// render can name may take; and whether any row was cancelled.
 ///
 /// Kept off the warm path's memory: the entries are packed and spilled, 64 KiB at a time, to
 /// an unlinked temporary file (`LedgerSpill`), and read back only when the record must change
@@ -27,8 +28,12 @@ public final class PlacedLedger: Sendable {
         /// A sum of the entries' hashes: the same set gives the same sum in any order.
         var sum: UInt64 = 0
         var failedSources: [String] = []
-        /// Sources of rows a dry run could not name the output of (its size needs a render).
+        /// Sources of rows a dry run could not name the output of (its size needs a render,
+        /// which may fail: their files stay off a dry run's list).
         var unnamedSources: [String] = []
+        /// The paths a dry run's rows may write whose outputs it could not name (their size is
+        /// in the name and nothing is cached, or a URL to fetch).
+        var unnamedPaths = OutputPathPatterns()
         var cancelled = false
     }
 
@@ -49,6 +54,7 @@ public final class PlacedLedger: Sendable {
         var count = 0
         var failed: [String] = []
         var unnamed: [String] = []
+        var patterns = OutputPathPatterns()
         var cancelled = false
         packed.reserveCapacity(80 * results.count)
         for result in results {
@@ -56,7 +62,9 @@ public final class PlacedLedger: Sendable {
             case .written, .unchanged, .planned:
                 guard dryRun == (result.status == .planned) else { continue }
                 guard let out = result.out else {
+                    // What a render may fail to make is undecided; what it may write, kept.
                     unnamed.append(result.src)
+                    if let pattern = result.outPattern { patterns.insert(pattern) }
                     continue
                 }
                 let start = packed.count
@@ -78,6 +86,7 @@ public final class PlacedLedger: Sendable {
             state.sum &+= sum
             state.failedSources.append(contentsOf: failed)
             state.unnamedSources.append(contentsOf: unnamed)
+            state.unnamedPaths.formUnion(patterns)
             state.cancelled = state.cancelled || cancelled
             if state.pending.count >= 1 << 16, spill.write(state.pending) { state.pending.removeAll(keepingCapacity: true) }
         }

@@ -13,11 +13,14 @@ public struct PruneOutcome: Sendable, Equatable {
     public var skipped: String?
     /// Whether the record could not be saved (the next prune may miss this run's files).
     public var unsaved = false
+    /// Whether `--prune` found no record of earlier runs for a folder that held files: what
+    /// they placed there, if anything, could not be pruned.
+    public var unrecorded = false
 
     /// Equal when they name the same files and folders and say the same (refusals by path).
     public static func == (lhs: PruneOutcome, rhs: PruneOutcome) -> Bool {
         lhs.pruned == rhs.pruned && lhs.changed == rhs.changed && lhs.folders == rhs.folders
             && lhs.refused.map(\.path) == rhs.refused.map(\.path) && lhs.skipped == rhs.skipped
-            && lhs.unsaved == rhs.unsaved
+            && lhs.unsaved == rhs.unsaved && lhs.unrecorded == rhs.unrecorded
     }
 }
