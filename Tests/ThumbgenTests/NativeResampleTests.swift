@@ -34,6 +34,7 @@ struct NativeResampleTests {
             Case(width: 999, height: 601, targets: proportional(999, 601)),
             Case(width: 517, height: 389, targets: proportional(517, 389)),
             Case(width: 457, height: 323, targets: proportional(457, 323)),
+            Case(width: 400, height: 260, targets: [(390, 254), (200, 130)]),
             Case(width: 1200, height: 1800, targets: [(171, 256), (43, 64), (800, 1200), (300, 450)]),
         ]
     }()

@@ -48,6 +48,9 @@ struct SourceDecoder: Sendable {
     /// does not exist before.
     func sniff(path: String) throws(ImagingError) -> SniffedSource {
         try VipsRuntime.start()
+        // Decided before this process's first decode, outside the graph lock, which the check
+        // takes; a process that decodes nothing (a warm run's parent) never pays for it.
+        _ = VipsResampleCheck.verdict
         let (loader, image) = try openImage(path: path)
         return SniffedSource(path: path, loader: loader, image: image)
     }

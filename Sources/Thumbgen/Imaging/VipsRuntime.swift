@@ -79,8 +79,6 @@ public enum VipsRuntime {
     /// `extraLoaders` (libvips nicknames such as `svgload`) are enabled as well, for good.
     public static func start(extraLoaders: [String] = []) throws(ImagingError) {
         try initialised.get()
-        // Decided here, before any thread builds a graph: the check takes the graph lock.
-        _ = VipsResampleCheck.verdict
         if extraLoaders.contains(where: { loaderFamily($0) == nil }) {
             try loadAllModules()
         }
