@@ -11,7 +11,7 @@ extension CacheMaintenance {
 
     /// Re-hashes every blob and removes those whose bytes do not match their name, then
     /// removes every record that does not decode (a flipped byte fails its checksum), is
-    /// stored under the wrong name, or names a blob that is not there.
+    /// stored under the wrong name, or names a blob that is not there (a verdict names none).
     ///
     /// Blobs go first, so that a record naming a blob just found damaged goes too. Runs
     /// already drop a damaged entry when they meet it; this finds them all at once, before a
@@ -36,10 +36,11 @@ extension CacheMaintenance {
     }
 
     /// Whether the output record at `entry` is one its index would use: whole, with the fields
-    /// the index reads, under a key's name, and naming a blob that is present.
+    /// the index reads, under a key's name, and naming a blob that is present; or a whole
+    /// verdict (an output that cannot fit its `max_output_bytes`), which names no blob.
     private func isSound(_ entry: CacheLayout.Entry) -> Bool {
-        guard ContentDigest.isValid(entry.name), let record = record(entry),
-              let output = OutputIndex.decode(record) else { return false }
+        guard ContentDigest.isValid(entry.name), let record = record(entry) else { return false }
+        guard let output = OutputIndex.decode(record) else { return OutputIndex.decodeVerdict(record) != nil }
         return cache.blobs.contains(output.sha256)
     }
 }

@@ -29,10 +29,22 @@ struct OutputIndex: Sendable {
         /// A record is there but does not decode: never served, and left for the render that
         /// replaces it (or `cache verify`) to remove; a lookup deletes nothing.
         case damaged
+        /// The key's verdict: its output cannot fit the row's `max_output_bytes` even at
+        /// `--min-quality` (`storeVerdict`), so the row fails without a decode.
+        case overBudget(OutputOverBudget)
 
         /// Whether a sound record was found.
         var isFound: Bool {
             if case .found = self { true } else { false }
+        }
+
+        /// Whether the key is answered here, by an output or a verdict: the remote cache is
+        /// not asked (it holds no verdicts).
+        var answers: Bool {
+            switch self {
+            case .found, .overBudget: true
+            case .absent, .damaged: false
+            }
         }
     }
 
@@ -53,8 +65,10 @@ struct OutputIndex: Sendable {
         let path = layout.path(.outputs, key)
         guard let (bytes, written, stamp) = layout.readStamped(path) else { return (.absent, nil) }
         uses.used(.outputs, key, written: written, looksOnly: layout.looksOnly)
-        guard let record = CacheRecord(decoding: bytes).flatMap(Self.decode) else { return (.damaged, nil) }
-        return (.found(record), stamp)
+        guard let entry = CacheRecord(decoding: bytes) else { return (.damaged, nil) }
+        if let record = Self.decode(entry) { return (.found(record), stamp) }
+        if let verdict = Self.decodeVerdict(entry) { return (.overBudget(verdict), stamp) }
+        return (.damaged, nil)
     }
 
     /// The output record `entry` holds, or nil when a field is missing or malformed.
@@ -74,6 +88,43 @@ struct OutputIndex: Sendable {
         changes.willChange()
         guard layout.write(Self.entry(record).encoded, to: layout.path(.outputs, key)) else { return }
         uses.stored(.outputs, key, looksOnly: layout.looksOnly)
+    }
+
+    /// The verdict `entry` holds (`verdictEntry`), or nil when it holds none or a malformed one.
+    /// A verdict has no `sha256`, so `decode` (and so every reader that wants an output: the
+    /// remote's, `cache prune`'s blob, a thumbgen before verdicts) takes it for no output.
+    static func decodeVerdict(_ entry: CacheRecord) -> OutputOverBudget? {
+        guard entry["verdict"] == Self.overBudgetVerdict, entry["sha256"] == nil,
+              let bytes = entry["bytes"].flatMap(Int.init), let limit = entry["limit"].flatMap(Int.init),
+              bytes > limit, limit > 0 else { return nil }
+        var quality: Int?
+        if let text = entry["quality"] {
+            guard let value = Int(text) else { return nil }
+            quality = value
+        }
+        return OutputOverBudget(bytes: bytes, limit: limit, quality: quality)
+    }
+
+    /// The `verdict` field's value for an output that cannot fit its `max_output_bytes`.
+    private static let overBudgetVerdict = "over_budget"
+
+    /// Stores under `key` that its output cannot fit (`verdict`), in place of an output record:
+    /// the next run fails the row from here, without a decode. It names no blob: `cache prune`
+    /// and `clear` take it as any record, `verify` keeps it, and it is never uploaded.
+    func storeVerdict(_ verdict: OutputOverBudget, key: String) {
+        changes.willChange()
+        guard layout.write(Self.verdictEntry(verdict).encoded, to: layout.path(.outputs, key)) else { return }
+        uses.stored(.outputs, key, looksOnly: layout.looksOnly)
+    }
+
+    /// A verdict's fields, as `decodeVerdict` reads them.
+    static func verdictEntry(_ verdict: OutputOverBudget) -> CacheRecord {
+        var entry = CacheRecord()
+        entry["verdict"] = overBudgetVerdict
+        entry["bytes"] = String(verdict.bytes)
+        entry["limit"] = String(verdict.limit)
+        entry["quality"] = verdict.quality.map(String.init)
+        return entry
     }
 
     /// The record's fields, as `decode` reads them.

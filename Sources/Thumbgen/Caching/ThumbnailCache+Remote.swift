@@ -10,10 +10,10 @@ extension ThumbnailCache {
 
     /// The output record under `key` with its stamp, as `OutputIndex.lookupStamped` gives it;
     /// when there is none here (or a damaged one), the remote's, with its blob, stored here
-    /// first.
+    /// first. A verdict here is an answer: the remote, which holds none, is not asked.
     func lookupOutput(_ key: String) -> (lookup: OutputIndex.Lookup, stamp: FileStamp?) {
         let local = outputs.lookupStamped(key)
-        if case .found = local.lookup { return local }
+        if local.lookup.answers { return local }
         guard let remote = askable, let (record, bytes) = remote.output(key) else { return local }
         blobs.put(Data(bytes), digest: record.sha256)
         outputs.store(record, key: key)

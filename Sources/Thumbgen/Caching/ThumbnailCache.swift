@@ -144,4 +144,12 @@ public final class ThumbnailCache: Sendable {
         outputs.store(record, key: key)
         remote?.upload(output: record, key: key, bytes: data) { [blobs] in blobs.verifiedData(record.sha256) }
     }
+
+    /// Stores that the output under `key` cannot fit its row's `max_output_bytes` (`verdict`), so
+    /// that the next run fails the row without a decode. Only here: a verdict is cheap to find
+    /// again on another machine, and a remote record that is not an output would be a miss
+    /// (rejected) to every thumbgen that reads it.
+    func storeVerdict(_ verdict: OutputOverBudget, key: String) {
+        outputs.storeVerdict(verdict, key: key)
+    }
 }

@@ -51,7 +51,8 @@ public struct Explainer: Sendable {
                                          dropped: request.sourceKey?.dropped ?? [])
         }
         if let path = plan.path, let holds = plan.outHolds { explanation.out = .init(path: path, holds: holds) }
-        guard let cache = planner.cache, plan.action != .fail else { return explanation }
+        // A row the cache's verdict fails has its key and cache state as a served row has.
+        guard let cache = planner.cache, plan.action != .fail || plan.failsFromCache else { return explanation }
         explanation.cache = .init(output: plan.cached?.rawValue, source: plan.cachedSource?.rawValue ?? "-")
         // A URL to fetch or revalidate: the key its stored body would give, if one is stored.
         var key = plan.key
@@ -63,7 +64,7 @@ public struct Explainer: Sendable {
         guard let key else { return explanation }
         explanation.key = .init(digest: key.digest, parts: key.parts.map { .init(name: $0.name, value: $0.value) },
                                 source: keySource)
-        if plan.cached != .present {
+        if plan.cached != .present, plan.cached != .overBudget {
             explanation.changed = change(of: key, among: cache.recipes.keys(for: request))
         }
         return explanation

@@ -58,8 +58,8 @@ public struct Explanation: Sendable, Equatable, Encodable {
 
     /// What the cache holds for the row.
     public struct CacheState: Sendable, Equatable, Encodable {
-        /// `absent`, `damaged_record`, `damaged_bytes` or `present`; nil when the key is
-        /// not known.
+        /// `absent`, `damaged_record`, `damaged_bytes`, `present` or `over_budget` (the key's
+        /// verdict: its output cannot fit `max_output_bytes`); nil when the key is not known.
         public var output: String?
         /// The source as the cache knows it: `stamp unchanged`, `stamp not on record`, `url
         /// stored`, `url not stored`, `never stored (max_age < 0)`.

@@ -151,6 +151,8 @@ final class Job: Sendable {
             end(with: result)
         case .failed(let failure):
             end(with: .failed(row: request.row, id: request.id, src: request.sourceText, failure))
+        case .verdict(let failure):
+            end(with: .failed(row: request.row, id: request.id, src: request.sourceText, failure), verdict: true)
         }
     }
 
@@ -169,7 +171,8 @@ final class Job: Sendable {
 
     /// Ends the job with `result` (the first end wins, but after `place` only a success) and
     /// hands it on: the row is then written (or failed) and, once handed on, recorded.
-    private func end(with result: RowResult) {
+    /// `verdict`: a failure the cache served (`RowEvent.verdict`).
+    private func end(with result: RowResult, verdict: Bool = false) {
         let first: RowResult? = state.withLock { state in
             guard state.result == nil else { return nil }
             guard !state.placed || result.status == .written || result.status == .unchanged else { return nil }
@@ -178,7 +181,7 @@ final class Job: Sendable {
             result.http = result.http ?? state.http
             result.source = result.source ?? state.source
             mode.annotate(&result, origin: state.origin, digest: state.sourceDigest,
-                          fromCache: state.outputFromCache)
+                          fromCache: state.outputFromCache, verdict: verdict)
             state.result = result
             if result.status == .written || result.status == .unchanged { state.stage = .written }
             return result

@@ -14,7 +14,11 @@ extension Pipeline {
         case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
             var result = RowResult.failed(row: request.row, id: request.id, src: request.sourceText,
                                           plan.failure ?? .noPlan(request.sourceText))
-            mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
+            if plan.failsFromCache {
+                mode.annotate(&result, origin: plan.origin, digest: plan.sourceDigest, fromCache: true, verdict: true)
+            } else {
+                mode.annotate(&result, origin: nil, digest: nil, fromCache: false)
+            }
             // Settled at once: the row never claimed a path, and rows behind it in the batch
             // may wait on its pattern.
             deliver(result)
@@ -48,7 +52,13 @@ extension Pipeline {
     func carryOut(_ plan: RowPlan, for job: Job) {
         switch plan.action {
         case .fail, .askRemote:  // a plan still asking was settled by RemoteAsking: never here
-            job.advance(.failed(plan.failure ?? .noPlan(job.request.sourceText)))
+            let failure = plan.failure ?? .noPlan(job.request.sourceText)
+            if plan.failsFromCache {
+                job.moveOn(fromCache: true)
+                job.advance(.verdict(failure))
+            } else {
+                job.advance(.failed(failure))
+            }
         case .keep, .copy:
             guard let record = plan.output else {
                 return job.advance(.failed(.cachedOutputMissing(job.request.sourceText)))

@@ -63,8 +63,10 @@ extension ThumbnailFailure {
     /// A row's failure as its worker reported it, with the row's `src` put back in place of
     /// the placeholder the worker was given.
     static func reported(_ failure: WorkerProtocol.Failure, src: String) -> ThumbnailFailure {
-        ThumbnailFailure(failure.code, failure.message.replacingOccurrences(of: WorkerProtocol.sourcePlaceholder,
-                                                                           with: src))
+        var reported = ThumbnailFailure(failure.code, failure.message.replacingOccurrences(
+            of: WorkerProtocol.sourcePlaceholder, with: src))
+        if failure.code == .overBudget { reported.overBudget = failure.overBudget }
+        return reported
     }
 
     /// A unit that ended `done` without this row's output or failure: a worker's bug.

@@ -31,4 +31,7 @@ enum RowEvent: Sendable {
     /// A stage could not go on: the row ends with `failure`, unless it has ended already or
     /// its file is in place (then only the write's own result ends it).
     case failed(ThumbnailFailure)
+    /// The cache holds the row's verdict (its output cannot fit `max_output_bytes`): it ends
+    /// with `failure`, served by the cache as an output would be (`cache: hit`).
+    case verdict(ThumbnailFailure)
 }

@@ -4,13 +4,16 @@
 enum RunMode: Sendable {
     case none, cache, warm
 
-    /// Fills in the cache fields of `result` from what the row's stages recorded.
-    func annotate(_ result: inout RowResult, origin: SourceOrigin?, digest: String?, fromCache: Bool) {
+    /// Fills in the cache fields of `result` from what the row's stages recorded. `verdict`: the
+    /// row failed by the cache's verdict (`RowPlan.failsFromCache`), which the cache served as
+    /// it serves an output.
+    func annotate(_ result: inout RowResult, origin: SourceOrigin?, digest: String?, fromCache: Bool,
+                  verdict: Bool = false) {
         guard self != .none else { return }
         result.sourceSHA256 = result.sourceSHA256 ?? digest
         // A dropped row's output was made or found like any other; only its placing was not.
         let succeeded = result.status == .written || result.status == .unchanged || result.status == .dropped
-        if succeeded {
+        if succeeded || (verdict && result.status == .failed) {
             result.cache = !fromCache ? .miss : origin == .revalidated ? .revalidated : .hit
         }
         guard self == .warm, result.status != .cancelled else { return }

@@ -11,8 +11,8 @@ extension ThumbnailFailure {
             return ThumbnailFailure(.tooLarge, "\(src): \(error)")
         case .timedOut:
             return ThumbnailFailure(.timeout, "\(src): \(error)")
-        case .overBudget:
-            return ThumbnailFailure(.overBudget, "\(src): \(error)")
+        case .overBudget(let bytes, let limit, let quality):
+            return .overBudget(OutputOverBudget(bytes: bytes, limit: limit, quality: quality), src: src)
         case .pageOutOfRange:
             // The row asks for what the source lacks, as a bad cell does.
             return ThumbnailFailure(.invalidRow, "\(src): \(error)")

@@ -26,8 +26,7 @@ public enum ImagingError: Error, Equatable, CustomStringConvertible {
         case .timedOut(let operation, let seconds):
             return "\(operation) ran past the \(seconds.formatted()) s limit (--timeout) and was stopped"
         case .overBudget(let bytes, let limit, let quality):
-            let at = quality.map { " even at quality \($0) (--min-quality)" } ?? " (its format has no quality to lower)"
-            return "the output is \(bytes) bytes\(at), over its max_output_bytes of \(limit)"
+            return OutputOverBudget(bytes: bytes, limit: limit, quality: quality).description
         case .pageOutOfRange(let page, let pages):
             return "page \(page) is past the end: the source has \(pages) page\(pages == 1 ? "" : "s") (column page)"
         }

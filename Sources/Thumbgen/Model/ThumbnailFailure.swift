@@ -52,11 +52,21 @@ public struct ThumbnailFailure: Error, Sendable, Equatable {
     public var code: ErrorCode
     /// A readable message that names the source.
     public var message: String
+    /// For an `over_budget` row whose output cannot fit its `max_output_bytes` (not one that
+    /// `--budget` refused): what the search found, which the cache keeps as the row's verdict.
+    public var overBudget: OutputOverBudget?
 
     /// Makes a failure.
     public init(_ code: ErrorCode, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// The failure of a row whose output cannot fit its `max_output_bytes`, as `verdict` found.
+    static func overBudget(_ verdict: OutputOverBudget, src: String) -> ThumbnailFailure {
+        var failure = ThumbnailFailure(.overBudget, "\(src): \(verdict)")
+        failure.overBudget = verdict
+        return failure
     }
 
     /// The failure of a row cancelled before it ended, whatever stage it was in.

@@ -53,6 +53,9 @@ struct RowPlan: Sendable {
         case damagedBytes = "damaged_bytes"
         /// A sound record and sound bytes.
         case present
+        /// The key's verdict: the output cannot fit its `max_output_bytes` (the row fails,
+        /// served by the cache).
+        case overBudget = "over_budget"
     }
 
     /// What the cache knew of the source before any work.
@@ -113,6 +116,9 @@ struct RowPlan: Sendable {
         /// Whether a conditional request can be made (an ETag or a Last-Modified).
         var hasValidators: Bool
     }
+
+    /// Whether the row fails by the cache's verdict (a cache hit), not before the cache is asked.
+    var failsFromCache: Bool { action == .fail && cached == .overBudget }
 
     /// The `plan` the report gives a row of a dry run.
     var reported: RowResult.Plan? {

@@ -268,7 +268,7 @@ struct RowPlanner: Sendable {
         let record: OutputRecord
         let (lookup, recordStamp) = cache.outputs.lookupStamped(key.digest)
         let remoteQuery = RemoteQuery.output(key: key.digest)
-        if !lookup.isFound, mayAsk(remoteQuery) { return askRemote(remoteQuery, plan) }
+        if !lookup.answers, mayAsk(remoteQuery) { return askRemote(remoteQuery, plan) }
         switch lookup {
         case .absent:
             plan.cached = .absent
@@ -279,6 +279,16 @@ struct RowPlanner: Sendable {
             plan.cached = .damagedRecord
             plan.action = .render
             note(&plan, "the cached output's record is damaged: it is rendered again")
+            return plan
+        case .overBudget(let verdict):
+            // Found by an earlier run's search: its recipe, limit and qualities are in the key.
+            let failure = ThumbnailFailure.overBudget(verdict, src: request.sourceText)
+            plan.cached = .overBudget
+            plan.action = .fail
+            plan.failure = failure
+            note(&plan, "the cache holds the verdict under key \(key.digest.prefix(12))…: the output cannot "
+                        + "fit its max_output_bytes, and the row fails without a decode")
+            note(&plan, failure.message)
             return plan
         case .found(let found):
             record = found

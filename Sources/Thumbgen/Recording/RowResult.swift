@@ -90,7 +90,8 @@ public struct RowResult: Sendable, Equatable, Codable {
     public var ms: StageTimes?
     /// The download of a URL source.
     public var http: HTTPInfo?
-    /// Whether the output came from the cache (absent with `--no-cache` and for failed rows).
+    /// Whether the output came from the cache (absent with `--no-cache` and for failed rows,
+    /// but for one the cache's verdict failed: an output that cannot fit `max_output_bytes`).
     public var cache: CacheOutcome?
     /// The SHA-256 of the source's bytes, when the cache learned it.
     public var sourceSHA256: String?

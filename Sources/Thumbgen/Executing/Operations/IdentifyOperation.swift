@@ -35,6 +35,11 @@ final class IdentifyOperation: Operation, @unchecked Sendable {
     /// failed, was cancelled or was served from the cache).
     var handover: Handover? { found.withLock { $0 } }
 
+    /// The cache the jobs were planned over (nil with `--no-cache`), and how strictly their
+    /// source is decoded (part of their output keys): where the imaging keeps a row's verdict.
+    var cache: ThumbnailCache? { planner.cache }
+    var strictness: DecodeStrictness { planner.limits.strictness }
+
     /// Identifies `source` (after `download` for a URL, by `hashing` for a local file);
     /// `handBack` carries out the plan of a job that will not render from these bytes
     /// (`Pipeline.carryOut(_:for:)`).

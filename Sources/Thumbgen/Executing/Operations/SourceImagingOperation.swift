@@ -26,4 +26,21 @@ class SourceImagingOperation: Operation, @unchecked Sendable {
         outputs.withLock { $0[ObjectIdentifier(job)] = encoded }
         job.advance(.rendered)
     }
+
+    /// Ends `job` with `failure`, its render's. An output that cannot fit its `max_output_bytes`
+    /// is a verdict on its output key, kept in the cache first (as an output is stored), so
+    /// that the next run fails the row without a decode; not when the source changed while it
+    /// was read (then the row fails so, as a row with an output does: `EncodedOutput.accepted`).
+    func fail(_ job: Job, _ failure: ThumbnailFailure, bytes: SourceBytes) {
+        guard let verdict = failure.overBudget, let cache = identify.cache, let digest = bytes.digest else {
+            return job.advance(.failed(failure))
+        }
+        if let changed = LocalFileCheck.changedWhileRead(path: bytes.path, stamp: bytes.stamp,
+                                                         src: job.request.sourceText) {
+            return job.advance(.failed(changed))
+        }
+        let key = OutputKey(sourceDigest: digest, request: job.request, strictness: identify.strictness)
+        cache.storeVerdict(verdict, key: key.digest)
+        job.advance(.failed(failure))
+    }
 }

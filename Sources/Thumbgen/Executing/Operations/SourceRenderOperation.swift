@@ -39,7 +39,7 @@ final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
                 else { return }
                 keep(encoded, for: job)
             },
-            failure: { index, failure in jobs[index].advance(.failed(failure)) }))
+            failure: { [self] index, failure in fail(jobs[index], failure, bytes: bytes) }))
         withExtendedLifetime(bytes.file) {}  // a download stays on disk until here
     }
 }

@@ -66,9 +66,9 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
                     guard jobs.indices.contains(header.row) else { return }
                     accept(header, data: data, for: jobs[header.row], bytes: bytes)
                 },
-                failure: { failure in
+                failure: { [self] failure in
                     guard jobs.indices.contains(failure.row) else { return }
-                    jobs[failure.row].advance(.failed(.reported(failure, src: src)))
+                    fail(jobs[failure.row], .reported(failure, src: src), bytes: bytes)
                 },
                 loaded: { loaded in
                     guard jobs.indices.contains(loaded.row) else { return }

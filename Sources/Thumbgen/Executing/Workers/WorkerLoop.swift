@@ -92,7 +92,8 @@ struct UnitRun {
             },
             failure: { index, failure in
                 output.send(.failure, WorkerProtocol.Failure(row: rowNumber(index), code: failure.code,
-                                                             message: failure.message))
+                                                             message: failure.message,
+                                                             overBudget: failure.overBudget))
             }))
     }
 }

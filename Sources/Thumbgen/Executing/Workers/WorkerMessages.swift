@@ -5,7 +5,7 @@ import Foundation
 enum WorkerProtocol {
     /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
     /// version is stopped, and its rows fail.
-    static let version = 3
+    static let version = 4
 
     /// What a worker is told of the row's source instead of its `src` cell, which may be a
     /// URL: a worker never sees one. The parent puts the cell back into messages.
@@ -87,6 +87,9 @@ enum WorkerProtocol {
         var row: Int
         var code: ErrorCode
         var message: String
+        /// What the search for `max_output_bytes` found, for an output that cannot fit: the
+        /// parent keeps it in the cache as the row's verdict.
+        var overBudget: OutputOverBudget?
     }
 
     /// `done`: the unit is over.
