@@ -257,6 +257,20 @@ struct RightsMetadataTests {
         #expect(!ImageRights(marked: false).isEmpty)
     }
 
+    // MARK: - Splicing
+
+    @Test("A WebP chunk whose FourCC is not ASCII is refused, not rewritten longer (found by fuzzing)")
+    func spliceRefusesNonASCIIFourCC() throws {
+        func webp(_ fourCC: [UInt8]) -> Data {
+            let chunks: [UInt8] = Array("VP8L".utf8) + [5, 0, 0, 0, 0x2F, 0, 0, 0, 0, 0] + fourCC + [2, 0, 0, 0, 0x61, 0x62]
+            return Data(Array("RIFF".utf8) + [UInt8(chunks.count + 4), 0, 0, 0] + Array("WEBP".utf8) + chunks)
+        }
+        let metadata = OutputMetadata(exif: [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00])
+        #expect(MetadataSplicer.embedding(metadata, in: webp([0x49, 0x4E, 0xBF, 0xB2]), format: .webp) == nil)
+        let spliced = try #require(MetadataSplicer.embedding(metadata, in: webp(Array("INFO".utf8)), format: .webp))
+        #expect(spliced.count == 12 + 18 + 14 + 10 + 16)  // VP8X, VP8L (padded), INFO, EXIF
+    }
+
     // MARK: - exiftool as an independent reader and writer
 
     @Test("exiftool reads the kept blocks: rights in IFD0, XMP and IPTC; no GPS, no IFD1",

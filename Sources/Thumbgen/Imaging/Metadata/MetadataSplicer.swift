@@ -108,7 +108,8 @@ enum MetadataSplicer {
         while offset + 8 <= bytes.count {
             let size = Int(le32(bytes, offset + 4))
             let end = offset + 8 + size
-            guard end <= bytes.count else { return nil }
+            // A FourCC is four ASCII letters; other bytes would not come back out of a String.
+            guard end <= bytes.count, bytes[offset..<offset + 4].allSatisfy({ $0 < 0x80 }) else { return nil }
             chunks.append((String(decoding: bytes[offset..<offset + 4], as: UTF8.self), bytes[offset + 8..<end]))
             offset = end + (size & 1)
         }
