@@ -271,6 +271,12 @@ struct RightsMetadataTests {
         #expect(spliced.count == 12 + 18 + 14 + 10 + 16)  // VP8X, VP8L (padded), INFO, EXIF
     }
 
+    @Test("A JPEG APP0 whose length is under 2 is refused, not split by the blocks (found by fuzzing)")
+    func spliceRefusesShortAPP0() {
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x00, 0x00, 0x46, 0xFF, 0xD9])
+        #expect(MetadataSplicer.embedding(OutputMetadata(xmp: Array("<x/>".utf8)), in: jpeg, format: .jpeg) == nil)
+    }
+
     // MARK: - exiftool as an independent reader and writer
 
     @Test("exiftool reads the kept blocks: rights in IFD0, XMP and IPTC; no GPS, no IFD1",

@@ -35,8 +35,10 @@ enum MetadataSplicer {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var insertAt = 2
         if bytes.count >= 6, bytes[2] == 0xFF, bytes[3] == 0xE0 {
-            insertAt = 4 + (Int(bytes[4]) << 8 | Int(bytes[5]))
-            guard insertAt <= bytes.count else { return nil }
+            // The length counts its own two bytes: less would put the blocks inside APP0.
+            let length = Int(bytes[4]) << 8 | Int(bytes[5])
+            insertAt = 4 + length
+            guard length >= 2, insertAt <= bytes.count else { return nil }
         }
         var segments: [UInt8] = []
         func segment(_ marker: UInt8, _ payload: [UInt8]) {
