@@ -172,6 +172,18 @@ struct SourceCredentialsTests {
         #expect(credentials.forTransfer(http, authorised: false) == nil)
     }
 
+    @Test("A netrc with CRLF line ends names its hosts, macros left out (found by fuzzing)")
+    func netrcCRLF() {
+        let netrc = NetrcHosts(text: "machine a.example.com\r\n  login u\r\n  password p\r\nmacdef init\r\nmachine fake\r\n\r\n"
+                               + "machine b.example.com login v password q\r\n", path: "n")
+        #expect(netrc.machines == ["a.example.com", "b.example.com"])
+    }
+
+    @Test("Vertical tab and form feed separate netrc tokens, as in libcurl (found by fuzzing)")
+    func netrcControlSpace() {
+        #expect(NetrcHosts(text: "machine a.example\u{0C}login u\u{0B}password p", path: "n").machines == ["a.example"])
+    }
+
     @Test("A headers file with CRLF line ends gives one header a line, each to its own host (found by fuzzing)")
     func headersCRLF() throws {
         let lines = try SourceHeadersFile.parse("example.com Authorization: Bearer abc\r\ncdn.example.com:443 X-Key: v\r\n", path: "f")
