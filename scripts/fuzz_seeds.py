@@ -8,7 +8,8 @@
                                               metadata-splicer target reads, with and without
                                               small blocks
 
-One file per seed in DIR, named by its SHA-1; files that hold no such block give no seed.
+One file per seed in DIR, named by its SHA-1; files that hold no such block give no seed, and
+blocks larger than a JPEG segment's 65,533 bytes are left out.
 """
 import hashlib
 import os
@@ -110,7 +111,9 @@ def main():
                 data = f.read()
             found = splicer_seeds(data) if what == "splicer" else (b for k, b in blocks(data) if k == what)
             for seed in found:
-                if seed:
+                # Blocks that would not fit a JPEG segment (a whole large TIFF) only slow the
+                # fuzzer: libFuzzer mutates inputs up to the largest seed's length.
+                if seed and (what == "splicer" or len(seed) <= 65533):
                     with open(os.path.join(folder, hashlib.sha1(seed).hexdigest()[:12]), "wb") as f:
                         f.write(seed)
         except (OSError, struct.error, IndexError, ValueError):
