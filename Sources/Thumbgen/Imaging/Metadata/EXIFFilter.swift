@@ -40,7 +40,7 @@ enum EXIFFilter {
         var outsideIFD0: [Range<Int>] = []
         var erased: [Range<Int>] = []
         var dropped: Set<Int> = []  // positions of IFD0 entries to remove
-        var uprightAt: Int?
+        var uprightAt: [Int] = []  // every Orientation: readers differ on which of two they take
         // A pointer given twice is malformed, and following each copy could cost quadratic time.
         let pointers = ifd0.entries.filter { $0.tag == gpsIFDTag || $0.tag == exifIFDTag }.map(\.tag)
         guard Set(pointers).count == pointers.count else { return nil }
@@ -54,7 +54,7 @@ enum EXIFFilter {
                       gps.valuesInRange else { return nil }
                 erased += directoryRanges(gps)
             case orientationTag where entry.type == 3 && entry.count == 1:
-                uprightAt = entry.position + 8
+                uprightAt.append(entry.position + 8)
             case orientationTag:
                 dropped.insert(entry.position)  // not one SHORT: no reader agrees on it, and absent means 1
             case _ where embeddedBlockTags.contains(entry.tag):
@@ -82,8 +82,9 @@ enum EXIFFilter {
         guard !ByteRanges.overlap(keptBytes, erasedBytes),
               !ByteRanges.overlap([ifd0.tableRange], ByteRanges.merged(outsideIFD0)) else { return nil }
         for range in erasedBytes { tiff.zero(range) }
+        // Before the removal, which moves the entries after a removed one up.
+        for position in uprightAt { tiff.setUInt16(1, at: position) }
         removeEntries(at: dropped, from: ifd0, in: &tiff)
-        if let uprightAt { tiff.setUInt16(1, at: uprightAt) }
         return tiff.bytes
     }
 
