@@ -89,4 +89,11 @@ struct FocusFromFileTests {
                                    width: 400, height: 200) == nil)
         #expect(FocusFinder.focus(xmp: "<x:xmpmeta/>", subjectArea: nil, storedWidth: 400, storedHeight: 200, orientation: 1) == nil)
     }
+
+    @Test("An rdf:li cut short after its slash reads as no region, without a trap (found by fuzzing)")
+    func unterminatedItem() {
+        #expect(FocusFinder.topLevelItems("<rdf:li/") == [])
+        #expect(FocusFinder.focus(xmp: "<Iptc4xmpExt:ImageRegion><rdf:Bag><rdf:li/", subjectArea: nil,
+                                  storedWidth: 400, storedHeight: 200, orientation: 1) == nil)
+    }
 }

@@ -92,6 +92,59 @@ struct RightsMetadataTests {
         }
     }
 
+    @Test("An IFD1 value at offset 0 gives nil: erasing it would zero the TIFF header (found by fuzzing)")
+    func filterKeepsHeader() {
+        let exif: [UInt8] = [
+            0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00,  // II, IFD0 at 8
+            0x01, 0x00, 0x0F, 0x01, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x41, 0x00, 0x00, 0x00,  // Make "A"
+            0x1A, 0x00, 0x00, 0x00,  // IFD1 at 26
+            0x01, 0x00, 0x1A, 0x01, 0x05, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // XResolution at 0
+            0x00, 0x00, 0x00, 0x00,
+        ]
+        #expect(EXIFFilter.forOutput(exif) == nil)
+    }
+
+    @Test("An Exif IFD inside IFD0's table gives nil: rewriting the table would change it (found by fuzzing)")
+    func filterRefusesIFDInsideIFD0() {
+        // IFD0 at 8: an Orientation that is not one SHORT (removed, so the entries after it
+        // move up), two entries of no known type, and the Exif IFD pointer to offset 21,
+        // inside IFD0's own table. Filtering used to give bytes that filtered again differently.
+        let exif: [UInt8] = [
+            0x4D, 0x4D, 0x00, 0x2A, 0x00, 0x00, 0x00, 0x08, 0x00, 0x04,
+            0x01, 0x12, 0x00, 0x6A, 0x87, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+            0x00, 0x00, 0x26, 0x02, 0x00, 0x00, 0x00, 0x24, 0x00, 0x00, 0x00, 0x3E,
+            0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x1E, 0x00, 0x00, 0x00, 0x62,
+            0x87, 0x69, 0x00, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x15,
+            0x00, 0x00, 0x00, 0x00,
+        ]
+        #expect(EXIFFilter.forOutput(exif) == nil)
+    }
+
+    @Test("Every Orientation in IFD0 becomes 1, not only the last of two")
+    func filterTurnsEveryOrientation() throws {
+        let exif: [UInt8] = [
+            0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00, 0x02, 0x00,
+            0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,  // Orientation 6
+            0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,  // and again
+            0x00, 0x00, 0x00, 0x00,
+        ]
+        let filtered = try #require(EXIFFilter.forOutput(exif))
+        #expect(filtered[18] == 1 && filtered[30] == 1)
+    }
+
+    @Test("An Orientation after a removed entry is 1 where it moved to")
+    func filterTurnsMovedOrientation() throws {
+        let exif: [UInt8] = [
+            0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00, 0x02, 0x00,
+            0x25, 0x88, 0x04, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,  // GPSInfo (to nothing), removed
+            0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00,  // Orientation 6, moves up
+            0x00, 0x00, 0x00, 0x00,
+        ]
+        let filtered = try #require(EXIFFilter.forOutput(exif))
+        #expect(Array(filtered[8..<22]) == [0x01, 0x00, 0x12, 0x01, 0x03, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00])
+        #expect(filtered[22...].allSatisfy { $0 == 0 })
+    }
+
     // MARK: - EXIF rights
 
     @Test("exifBlock holds Artist and Copyright, and reads back")
@@ -227,6 +280,26 @@ struct RightsMetadataTests {
         #expect(ImageRights.read(exif: exif) == ImageRights(creators: ["EXIF artist"], copyright: "EXIF ©"))
         #expect(ImageRights.read(exif: [], xmp: [], iptc: []).isEmpty)
         #expect(!ImageRights(marked: false).isEmpty)
+    }
+
+    // MARK: - Splicing
+
+    @Test("A WebP chunk whose FourCC is not ASCII is refused, not rewritten longer (found by fuzzing)")
+    func spliceRefusesNonASCIIFourCC() throws {
+        func webp(_ fourCC: [UInt8]) -> Data {
+            let chunks: [UInt8] = Array("VP8L".utf8) + [5, 0, 0, 0, 0x2F, 0, 0, 0, 0, 0] + fourCC + [2, 0, 0, 0, 0x61, 0x62]
+            return Data(Array("RIFF".utf8) + [UInt8(chunks.count + 4), 0, 0, 0] + Array("WEBP".utf8) + chunks)
+        }
+        let metadata = OutputMetadata(exif: [0x49, 0x49, 0x2A, 0x00, 0x08, 0x00, 0x00, 0x00])
+        #expect(MetadataSplicer.embedding(metadata, in: webp([0x49, 0x4E, 0xBF, 0xB2]), format: .webp) == nil)
+        let spliced = try #require(MetadataSplicer.embedding(metadata, in: webp(Array("INFO".utf8)), format: .webp))
+        #expect(spliced.count == 12 + 18 + 14 + 10 + 16)  // VP8X, VP8L (padded), INFO, EXIF
+    }
+
+    @Test("A JPEG APP0 whose length is under 2 is refused, not split by the blocks (found by fuzzing)")
+    func spliceRefusesShortAPP0() {
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x00, 0x00, 0x46, 0xFF, 0xD9])
+        #expect(MetadataSplicer.embedding(OutputMetadata(xmp: Array("<x/>".utf8)), in: jpeg, format: .jpeg) == nil)
     }
 
     // MARK: - exiftool as an independent reader and writer

@@ -187,4 +187,35 @@ struct SourceCredentialsTests {
         #expect(credentials.forTransfer(http, authorised: true)?.headers == ["X-A: 1 2"])
         #expect(credentials.forTransfer(http, authorised: false) == nil)
     }
+
+    @Test("A netrc with CRLF line ends names its hosts, macros left out (found by fuzzing)")
+    func netrcCRLF() {
+        let netrc = NetrcHosts(text: "machine a.example.com\r\n  login u\r\n  password p\r\nmacdef init\r\nmachine fake\r\n\r\n"
+                               + "machine b.example.com login v password q\r\n", path: "n")
+        #expect(netrc.machines == ["a.example.com", "b.example.com"])
+    }
+
+    @Test("Vertical tab and form feed separate netrc tokens, as in libcurl (found by fuzzing)")
+    func netrcControlSpace() {
+        #expect(NetrcHosts(text: "machine a.example\u{0C}login u\u{0B}password p", path: "n").machines == ["a.example"])
+    }
+
+    @Test("A headers file with CRLF line ends gives one header a line, each to its own host (found by fuzzing)")
+    func headersCRLF() throws {
+        let lines = try SourceHeadersFile.parse("example.com Authorization: Bearer abc\r\ncdn.example.com:443 X-Key: v\r\n", path: "f")
+        #expect(lines.map(\.origin) == ["example.com", "cdn.example.com:443"])
+        #expect(lines.map(\.line) == ["Authorization: Bearer abc", "X-Key: v"])
+    }
+
+    @Test("A carriage return or NUL inside a header's value is refused, naming the line")
+    func headersControlInValue() {
+        for text in ["a.example X-A: 1\rb.example X-B: 2", "\na.example X-A: 1\0X-B: 2"] {
+            #expect(throws: SourceHeadersError.self) { try SourceHeadersFile.parse(text, path: "f") }
+        }
+        do {
+            _ = try SourceHeadersFile.parse("\na.example X-A: 1\0X-B: 2", path: "f")
+        } catch {
+            #expect(error.line == 2)
+        }
+    }
 }

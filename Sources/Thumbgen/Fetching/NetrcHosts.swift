@@ -22,7 +22,11 @@ public struct NetrcHosts: Sendable, Equatable {
         self.path = path
         machines = []
         hasDefault = false
-        var tokens = Self.withoutMacros(text).split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })[...]
+        // Split as libcurl does, at the bytes C isspace() takes (vertical tab and form feed
+        // too), not at Characters: "\r\n", or a space and a combining mark, is one Character.
+        let separators: Set<Unicode.Scalar> = [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}"]
+        var tokens = Self.withoutMacros(text).unicodeScalars.split(whereSeparator: separators.contains)
+            .map { String(Substring($0)) }[...]
         while let token = tokens.popFirst() {
             switch token {
             case "machine": if let name = tokens.popFirst() { machines.insert(name.lowercased()) }
@@ -37,7 +41,8 @@ public struct NetrcHosts: Sendable, Equatable {
     /// macro is a host.
     private static func withoutMacros(_ text: String) -> String {
         var kept: [Substring] = [], inMacro = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // "\r\n" is one Character: split at it too, or a CRLF file's lines join their tokens.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             if inMacro { inMacro = !line.trimmingCharacters(in: .whitespaces).isEmpty; continue }
             if line.split(whereSeparator: { $0 == " " || $0 == "\t" }).first == "macdef" { inMacro = true; continue }
             kept.append(line)

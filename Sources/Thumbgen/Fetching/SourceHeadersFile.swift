@@ -17,7 +17,10 @@ public enum SourceHeadersFile {
     /// The lines of `text`, read from `path` (for messages).
     public static func parse(_ text: String, path: String) throws(SourceHeadersError) -> [HostHeader] {
         var found: [HostHeader] = []
-        for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character: split at it too, or a CRLF file is one line whose first
+        // header's value carries every later line, to the first line's host.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (number, raw) in lines.enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
             if line.isEmpty || line.hasPrefix("#") { continue }
             func fail(_ reason: String) -> SourceHeadersError {
@@ -48,6 +51,10 @@ public enum SourceHeadersFile {
                 throw fail("'\(name)' is not a header name")
             }
             guard !value.isEmpty else { throw fail("the header \(name) has no value") }
+            // A CR or NUL in a value would end the header there and start one of the file's own.
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\0" }) else {
+                throw fail("the header \(name) has a carriage return or NUL in its value")
+            }
             found.append(HostHeader(host: host, port: port, line: "\(name): \(value)"))
         }
         return found

@@ -61,7 +61,7 @@ enum FocusFinder {
             let rest = text[index...]
             if rest.hasPrefix("<rdf:li") {
                 let close = rest.firstIndex(of: ">") ?? text.endIndex
-                let selfClosing = close > index && text[text.index(before: close)] == "/"
+                let selfClosing = close > index && close < text.endIndex && text[text.index(before: close)] == "/"
                 if depth == 0 { start = index }
                 if selfClosing {
                     if depth == 0, let begun = start { items.append(String(text[begun...close])) }

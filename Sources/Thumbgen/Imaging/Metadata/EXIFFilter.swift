@@ -33,10 +33,14 @@ enum EXIFFilter {
         guard var tiff = TIFFBytes(exif), let ifd0Offset = tiff.firstDirectoryOffset,
               let ifd0 = tiff.directory(at: ifd0Offset), ifd0.valuesInRange else { return nil }
         // What stays must not be touched by what is erased; the two sets are checked at the end.
-        var kept = [ifd0.tableRange]
+        // The header stays too: every offset counts from it.
+        var kept = [0..<8, ifd0.tableRange]
+        // IFD0's table is rewritten (entries removed, Orientation set, IFD1 unlinked), so what
+        // stays outside it must not lie in it either.
+        var outsideIFD0: [Range<Int>] = []
         var erased: [Range<Int>] = []
         var dropped: Set<Int> = []  // positions of IFD0 entries to remove
-        var uprightAt: Int?
+        var uprightAt: [Int] = []  // every Orientation: readers differ on which of two they take
         // A pointer given twice is malformed, and following each copy could cost quadratic time.
         let pointers = ifd0.entries.filter { $0.tag == gpsIFDTag || $0.tag == exifIFDTag }.map(\.tag)
         guard Set(pointers).count == pointers.count else { return nil }
@@ -50,7 +54,7 @@ enum EXIFFilter {
                       gps.valuesInRange else { return nil }
                 erased += directoryRanges(gps)
             case orientationTag where entry.type == 3 && entry.count == 1:
-                uprightAt = entry.position + 8
+                uprightAt.append(entry.position + 8)
             case orientationTag:
                 dropped.insert(entry.position)  // not one SHORT: no reader agrees on it, and absent means 1
             case _ where embeddedBlockTags.contains(entry.tag):
@@ -61,10 +65,12 @@ enum EXIFFilter {
                       let exifIFD = tiff.directory(at: exifOffset) else { return nil }
                 // Maker notes often carry offsets of their own that TIFF cannot check: values
                 // outside the bytes are left as they are, only the table must be sound.
-                kept.append(exifIFD.tableRange)
-                kept += exifIFD.entries.compactMap(\.valueRange)
+                let exifBytes = [exifIFD.tableRange] + exifIFD.entries.compactMap(\.valueRange)
+                kept += exifBytes
+                outsideIFD0 += exifBytes
             default:
                 if let range = entry.valueRange { kept.append(range) }
+                if let range = entry.outOfLineRange { outsideIFD0.append(range) }
             }
         }
         if ifd0.nextOffset != 0 {
@@ -73,10 +79,12 @@ enum EXIFFilter {
             erased += directoryRanges(ifd1) + thumbnailRanges(ifd1, in: tiff)
         }
         let keptBytes = ByteRanges.merged(kept), erasedBytes = ByteRanges.merged(erased)
-        guard !ByteRanges.overlap(keptBytes, erasedBytes) else { return nil }
+        guard !ByteRanges.overlap(keptBytes, erasedBytes),
+              !ByteRanges.overlap([ifd0.tableRange], ByteRanges.merged(outsideIFD0)) else { return nil }
         for range in erasedBytes { tiff.zero(range) }
+        // Before the removal, which moves the entries after a removed one up.
+        for position in uprightAt { tiff.setUInt16(1, at: position) }
         removeEntries(at: dropped, from: ifd0, in: &tiff)
-        if let uprightAt { tiff.setUInt16(1, at: uprightAt) }
         return tiff.bytes
     }
 

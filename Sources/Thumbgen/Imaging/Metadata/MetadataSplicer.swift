@@ -35,8 +35,10 @@ enum MetadataSplicer {
         guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return nil }
         var insertAt = 2
         if bytes.count >= 6, bytes[2] == 0xFF, bytes[3] == 0xE0 {
-            insertAt = 4 + (Int(bytes[4]) << 8 | Int(bytes[5]))
-            guard insertAt <= bytes.count else { return nil }
+            // The length counts its own two bytes: less would put the blocks inside APP0.
+            let length = Int(bytes[4]) << 8 | Int(bytes[5])
+            insertAt = 4 + length
+            guard length >= 2, insertAt <= bytes.count else { return nil }
         }
         var segments: [UInt8] = []
         func segment(_ marker: UInt8, _ payload: [UInt8]) {
@@ -108,7 +110,8 @@ enum MetadataSplicer {
         while offset + 8 <= bytes.count {
             let size = Int(le32(bytes, offset + 4))
             let end = offset + 8 + size
-            guard end <= bytes.count else { return nil }
+            // A FourCC is four ASCII letters; other bytes would not come back out of a String.
+            guard end <= bytes.count, bytes[offset..<offset + 4].allSatisfy({ $0 < 0x80 }) else { return nil }
             chunks.append((String(decoding: bytes[offset..<offset + 4], as: UTF8.self), bytes[offset + 8..<end]))
             offset = end + (size & 1)
         }
