@@ -47,29 +47,31 @@ struct HTTPDateTests {
         }
     }
 
-    @Test("An Expires in each form keeps the source fresh: the second run asks nothing",
-          arguments: ["imf", "rfc850", "asctime"])
-    func expires(form: String) async throws {
+    /// Two runs of one row with `max_age` 0 for the server path `path`; the server's counts are
+    /// those of the second run alone.
+    static func twoRuns(_ path: String) async throws -> (second: Workspace.Run, counts: FaultServer.Counts) {
         let (space, server) = try HTTPCacheTests.serve()
-        let path = "/img/q.jpg?expires=3600&date_form=\(form)"
         let first = try await HTTPCacheTests.run(space, server, [(path, 0)])
         #expect(first.status == 0, "\(first.result.stderr)")
         try server.resetCounts()
         let second = try await HTTPCacheTests.run(space, server, [(path, 0)])
-        #expect(try server.counts()[path] == 0, "no request: the Expires was read")
+        return (second, try server.counts())
+    }
+
+    @Test("An Expires in each form keeps the source fresh: the second run asks nothing",
+          arguments: ["imf", "rfc850", "asctime"])
+    func expires(form: String) async throws {
+        let path = "/img/q.jpg?expires=3600&date_form=\(form)"
+        let (second, counts) = try await Self.twoRuns(path)
+        #expect(counts[path] == 0, "no request: the Expires was read")
         #expect(second.report?.row(2)?.cache == "hit")
     }
 
     @Test("A Last-Modified in each form is sent back as an IMF-fixdate, and the 304 reuses the body",
           arguments: ["imf", "rfc850", "asctime"])
     func lastModified(form: String) async throws {
-        let (space, server) = try HTTPCacheTests.serve()
         let path = "/img/q.jpg?no_etag=1&date_form=\(form)"
-        let first = try await HTTPCacheTests.run(space, server, [(path, 0)])
-        #expect(first.status == 0, "\(first.result.stderr)")
-        try server.resetCounts()
-        let second = try await HTTPCacheTests.run(space, server, [(path, 0)])
-        let counts = try server.counts()
+        let (second, counts) = try await Self.twoRuns(path)
         #expect(counts.conditional[path] == 1, "\(counts)")
         let since = try #require(counts.lastHeaders[path]?["If-Modified-Since"])
         #expect(HTTPDate.format(try #require(HTTPDate.parse(since))) == since, "sent as an IMF-fixdate: \(since)")
