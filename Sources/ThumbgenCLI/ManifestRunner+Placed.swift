@@ -39,8 +39,8 @@ extension ManifestRunner {
     /// warnings of `outcome`, each once; `out` is the `--out` folder, `cached` whether its
     /// record is in the cache.
     static func lines(_ outcome: PruneOutcome, dryRun: Bool, out: URL, cached: Bool) -> [String] {
-        // TerminalText at merge: each path below (`file.path`, `out.path`, the changed files,
-        // a refused path) is a value from the file system or the manifest.
+        // The paths below come from the file system and the manifest: the caller prints each
+        // line with `printError`, which makes it safe for a terminal.
         var lines = dryRun ? outcome.pruned.map { "would prune " + $0.path } : []
         if let skipped = outcome.skipped { lines.append("--prune: " + skipped) }
         if outcome.unrecorded {

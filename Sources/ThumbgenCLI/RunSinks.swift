@@ -116,8 +116,12 @@ final class RunSinks: Sendable {
         }
         for file in standardOutputFiles {
             defer { try? FileManager.default.removeItem(at: file) }
-            guard let data = try? Data(contentsOf: file) else { continue }
-            FileHandle.standardOutput.write(data)
+            // In blocks: a million rows' report is hundreds of megabytes.
+            guard let handle = try? FileHandle(forReadingFrom: file) else { continue }
+            defer { try? handle.close() }
+            while let block = try? handle.read(upToCount: 1 << 20), !block.isEmpty {
+                FileHandle.standardOutput.write(block)
+            }
         }
         return summary
     }

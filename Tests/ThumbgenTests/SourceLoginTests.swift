@@ -22,6 +22,19 @@ struct SourceLoginTests {
         #expect(login?.password == password)
     }
 
+    @Test("A src refused before it is read as a URL (not UTF-8) shows no password either")
+    func refusedCell() {
+        let record = ManifestRecord(line: 4, values: [.src: "https://alice:pw-77aa@host/caf\\xe9.jpg"],
+                                    invalidColumns: [.src])
+        guard case .failure(let error) = RowParser(baseDirectory: "/").parse(record) else {
+            Issue.record("a cell that is not UTF-8 was accepted")
+            return
+        }
+        #expect(error.column == "src")
+        #expect(!error.description.contains("pw-77aa"), "\(error)")
+        #expect(error.description.contains("https://host/caf"), "\(error)")
+    }
+
     @Test("The login reaches its origin, not the next hop; no file the run leaves holds the password")
     func sentAndNeverStored() async throws {
         let (space, a, b) = try SourceCredentialsTests.serve("login-in-url")

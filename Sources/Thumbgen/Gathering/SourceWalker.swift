@@ -211,12 +211,7 @@ public final class SourceWalker {
             return nil
         case S_IFREG:
             if let pattern = folder.pattern, !pattern.matches(folder.relative + [escaped]) { return nil }
-            let length = rules.extraLoaders.isEmpty ? FormatSniffer.headerLength : FormatSniffer.vectorHeaderLength
-            if let header = FormatSniffer.header(pathBytes: bytes, length: length),
-               FormatSniffer.loader(forHeader: header) == nil,
-               rules.extraLoaders.isEmpty || FormatSniffer.vectorLoader(forHeader: header).map(rules.extraLoaders.contains) != true {
-                return nil
-            }
+            guard Self.isImage(pathBytes: bytes, extraLoaders: rules.extraLoaders) else { return nil }
             return FoundSource(path: shown, directory: folder.relative.joined(separator: "/"), unnamable: true)
         default:
             return nil
@@ -239,9 +234,19 @@ public final class SourceWalker {
     /// `extraLoaders` has its loader), or cannot be read (the run then names it, rather than the
     /// walk losing it).
     static func isImage(_ path: String, extraLoaders: Set<String>) -> Bool {
+        isImage(extraLoaders: extraLoaders) { FormatSniffer.header(path: path, length: $0) }
+    }
+
+    /// The same for a path given as bytes, which need not be UTF-8.
+    static func isImage(pathBytes: [UInt8], extraLoaders: Set<String>) -> Bool {
+        isImage(extraLoaders: extraLoaders) { FormatSniffer.header(pathBytes: pathBytes, length: $0) }
+    }
+
+    /// The judgement on the first bytes `read` gives of a file (nil: it cannot be read).
+    private static func isImage(extraLoaders: Set<String>, read: (Int) -> [UInt8]?) -> Bool {
         // The vector sniff needs more bytes: read them only when it may be asked.
         let length = extraLoaders.isEmpty ? FormatSniffer.headerLength : FormatSniffer.vectorHeaderLength
-        guard let header = FormatSniffer.header(path: path, length: length) else { return true }
+        guard let header = read(length) else { return true }
         if FormatSniffer.loader(forHeader: header) != nil { return true }
         guard !extraLoaders.isEmpty, let vector = FormatSniffer.vectorLoader(forHeader: header) else { return false }
         return extraLoaders.contains(vector)

@@ -201,8 +201,9 @@ struct ThumbnailRenderer: Sendable {
         return try VipsImageRef.animation(frames: results)
     }
 
-    /// `input` resampled to `width`×`height` by libvips' operations, as `ResampleChoice` says.
-    private func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,
+    /// `input` resampled to `width`×`height` by libvips' operations, as `ResampleChoice` says
+    /// (`VipsResampleCheck` holds the C resampler against it); the caller holds `VipsGraphLock`.
+    func resample(_ input: VipsImageRef, toWidth width: Int, height: Int,
                           kernel: Kernel, frames: Int) throws(ImagingError) -> VipsImageRef {
         let hscale = Double(width) / Double(input.width)
         let vscale = Double(height) / Double(input.height)

@@ -65,15 +65,10 @@ enum VipsResampleCheck {
                 found.append("\(label): declined")
                 continue
             }
+            // What a render builds when the C resampler declines.
             let own = try? VipsGraphLock.withLock { () throws(ImagingError) -> VipsImageRef in
-                try VipsRuntime.withVectorCode(choice.vectorCode) { () throws(ImagingError) -> VipsImageRef in
-                    guard let box = choice.preShrink else {
-                        return try source.resized(hscale: Double(item.to.0) / Double(item.width),
-                                                  vscale: Double(item.to.1) / Double(item.height), kernel: item.kernel)
-                    }
-                    return try source.boxShrunk(hshrink: box.horizontal, vshrink: box.vertical)
-                        .reduced(toWidth: item.to.0, height: item.to.1, kernel: item.kernel)
-                }.copiedToMemory()
+                try ThumbnailRenderer().resample(source, toWidth: item.to.0, height: item.to.1, kernel: item.kernel,
+                                                 frames: 1).copiedToMemory()
             }
             guard let own else {
                 found.append("\(label): libvips failed")

@@ -11,6 +11,12 @@ enum CellText {
 
     /// `bytes` with every byte that does not begin a well-formed UTF-8 sequence written `\xNN`.
     static func escapingInvalid(_ bytes: ArraySlice<UInt8>) -> String {
+        String(decoding: replacingInvalid(bytes, prefix: Array("\\x".utf8)), as: UTF8.self)
+    }
+
+    /// `bytes` with every byte that does not begin a well-formed UTF-8 sequence written as
+    /// `prefix` and its two hex digits.
+    static func replacingInvalid(_ bytes: ArraySlice<UInt8>, prefix: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
         var index = bytes.startIndex
@@ -20,12 +26,12 @@ enum CellText {
                 out.append(contentsOf: bytes[index..<index + length])
                 index += length
             } else {
-                out.append(contentsOf: "\\x".utf8)
+                out.append(contentsOf: prefix)
                 out.append(contentsOf: hexDigits(bytes[index]))
                 index += 1
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// The length of the well-formed UTF-8 sequence at `index` (The Unicode Standard, table

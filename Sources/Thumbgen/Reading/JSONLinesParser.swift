@@ -20,7 +20,8 @@ final class JSONLinesParser {
         while let text = try nextLine() {
             if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             if String(validating: text, as: UTF8.self) != nil { return parse(Data(text), line: line) }
-            return parse(Data(Self.markingInvalid(text[...])), line: line, marked: true)
+            return parse(Data(CellText.replacingInvalid(text[...], prefix: Array(String(Self.invalidMark).utf8))),
+                         line: line, marked: true)
         }
         return nil
     }
@@ -29,25 +30,6 @@ final class JSONLinesParser {
     /// two hex digits: JSON would refuse the line whole, and the row's error should name the
     /// column. U+10FFFF is a noncharacter, which no manifest has reason to hold.
     static let invalidMark: Character = "\u{10FFFF}"
-
-    /// `bytes` with each byte that does not begin well-formed UTF-8 written as `invalidMark`
-    /// and its hex digits.
-    static func markingInvalid(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
-        var out: [UInt8] = []
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let length = CellText.wellFormedLength(bytes, at: index)
-            if length > 0 {
-                out.append(contentsOf: bytes[index..<index + length])
-                index += length
-            } else {
-                out.append(contentsOf: String(invalidMark).utf8)
-                out.append(contentsOf: CellText.escapingInvalid(bytes[index...index]).utf8.dropFirst(2))
-                index += 1
-            }
-        }
-        return out
-    }
 
     private func parse(_ data: Data, line: Int, marked: Bool = false) -> Result<ManifestRecord, RowError> {
         guard let object = try? JSONSerialization.jsonObject(with: data),

@@ -43,7 +43,9 @@ public struct RowParser: Sendable {
     /// the column.
     static func checkCells(_ record: ManifestRecord) throws(RowError) {
         if let column = record.invalidColumns.first {
-            throw RowError(row: record.line, column: column.rawValue, value: record.values[column],
+            // A URL's login is shown nowhere, this error included.
+            let value = record.values[column].map { column == .src ? SourceLogin.split($0).shown : $0 }
+            throw RowError(row: record.line, column: column.rawValue, value: value,
                            reason: "is not UTF-8 (the bytes that are not are shown as \\xNN); "
                                + "save the manifest as UTF-8")
         }
