@@ -60,8 +60,9 @@ struct ManifestRunner {
         do {
             switch input {
             case .manifest(let manifest):
-                reader = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
-                                            hashing: shard != nil)
+                let file = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
+                                              hashing: shard != nil, bySource: true, shard: shard)
+                reader = manifest == "-" ? SourceWindow(file, shard: shard) : file
             case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree
@@ -84,7 +85,10 @@ struct ManifestRunner {
         let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started,
                                    ledger: ledger)
         let recorder = outputs.recorder
-        if case .manifest(let manifest) = input, !jsonLines && manifest != "-" {
+        if let count = (reader as? ManifestReader)?.recordCount {
+            // The first pass over the file counted them (this shard's only).
+            if outputs.progress.isShown { outputs.progress.setTotal(count) }
+        } else if case .manifest(let manifest) = input, !jsonLines && manifest != "-" {
             countRows(manifest, into: outputs.progress)
         }
         if case .tree(_, let counting) = input { countRows(of: counting, into: outputs.progress) }
@@ -113,7 +117,7 @@ struct ManifestRunner {
         do {
             try stop.whileRegistered({ [pipeline] in pipeline.cancel() }) { () throws(ManifestError) in
                 try ManifestFeed.run(reader, parser: parser, pipeline: pipeline, shard: shard,
-                                    willRun: outputs.expect(line:))
+                                    willRun: outputs.expectRun(line:), willReport: outputs.expectReport(line:))
             }
         } catch {
             manifestError = error
@@ -130,9 +134,10 @@ struct ManifestRunner {
         placed.lines.forEach(printError)
         let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
                                          refusedWrites: configuration.cache?.refusedWrites ?? 0,
-                                         pruned: placed.pruned)
+                                         pruned: placed.pruned, splitSources: reader.splitSources)
         if case .tree(let tree, _) = input { WalkOptions.warnSkippedLinks(tree.skippedLinks) }
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
+        if !quiet, let line = summary.splitLine { printError(line) }
         if !quiet, let remote { printError(remote.line) }
         if !dryRun, let cache = configuration.cache, trap.receivedSignal == nil {
             RunLog(cache: cache).append(RunLog.Entry(summary, command: command, remote: remote))

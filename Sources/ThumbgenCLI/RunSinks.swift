@@ -83,21 +83,26 @@ final class RunSinks: Sendable {
             .appendingPathComponent("thumbgen-\(what)-\(getpid())-\(UUID().uuidString).json")
     }
 
-    /// Notes that the record on `line` was read: its place in the report and the index.
-    func expect(line: Int) {
-        recorder.expect(line: line)
+    /// Notes that the record on `line` runs next: its place in the index, whose entries go
+    /// source by source.
+    func expectRun(line: Int) {
         index?.expect(line: line)
+    }
+
+    /// Notes that the record on `line` was read: its place in the report, in manifest order.
+    func expectReport(line: Int) {
+        recorder.expect(line: line)
     }
 
     /// Ends the run's files and the progress line (the report saying which `shard` it
     /// covers, if one, and the files `--prune` removed); returns the summary.
     func finish(seconds: Double, reportPath: String?, shard: ReportShard? = nil,
-                refusedWrites: Int = 0, pruned: [PlacedFile]? = nil) throws -> RunSummary {
+                refusedWrites: Int = 0, pruned: [PlacedFile]? = nil, splitSources: Int = 0) throws -> RunSummary {
         progress.finish()
         let summary: RunSummary
         do {
             summary = try recorder.finish(seconds: seconds, shard: shard, refusedWrites: refusedWrites,
-                                          pruned: pruned)
+                                          pruned: pruned, splitSources: splitSources)
         } catch {
             printError("\(reportPath ?? ""): cannot write the report")
             throw ExitStatus.unwritable

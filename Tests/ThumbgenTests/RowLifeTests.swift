@@ -26,7 +26,7 @@ struct RowLifeTests {
             let log = log
             job = Job(request: request, plan: RowPlan(action: .fetch, step: .fetch, origin: .fetched), mode: mode,
                       onEvent: { event in
-                          if case .loaded(_, let source) = event { log.events.withLock { $0.append("loaded \(source.format)") } }
+                          if case .loaded(_, let source, _) = event { log.events.withLock { $0.append("loaded \(source.format)") } }
                       },
                       onFinish: { _, result in log.ended.withLock { $0.append(result) } })
         }
@@ -52,7 +52,7 @@ struct RowLifeTests {
         #expect(job.stage == .identified)
         job.advance(.fetched(nil))
         #expect(job.stage == .identified)
-        job.advance(.loaded(Self.source))
+        job.advance(.loaded(Self.source, decode: 1))
         #expect(job.stage == .identified)
         #expect(harness.events == ["loaded jpeg"])
         job.advance(.rendered)

@@ -142,9 +142,9 @@ final class Job: Sendable {
                 $0.origin = origin
                 $0.sourceDigest = digest
             }
-        case .loaded(let source):
+        case .loaded(let source, let decode):
             update(to: nil) { $0.source = source }
-            onEvent?(.loaded(request, source))
+            onEvent?(.loaded(request, source, decode: decode))
         case .rendered:
             update(to: .rendered) { _ in }
         case .written(let result):

@@ -22,8 +22,9 @@ enum RowEvent: Sendable {
     case fetched(RowResult.HTTPInfo?)
     /// Its source's bytes are known: where they came from, and their digest when hashed.
     case identified(SourceOrigin, digest: String?)
-    /// Its source's header was read (said at once, for `--events`; the stage does not change).
-    case loaded(RowResult.SourceInfo)
+    /// Its source's header was read (said at once, for `--events`; the stage does not change)
+    /// by the process's `decode`th decode.
+    case loaded(RowResult.SourceInfo, decode: Int)
     /// Its output is made and waits for its write.
     case rendered
     /// Its output is in place, or was already: the row's result.

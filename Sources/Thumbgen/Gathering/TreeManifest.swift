@@ -18,6 +18,12 @@ public final class TreeManifest: RecordSource {
     public let baseDirectory = FileManager.default.currentDirectoryPath
     /// Never called: a walk does not wait on a pipe.
     public var onWait: (() -> Void)?
+    /// False: a walk makes a file's rows one after another.
+    public var regroups: Bool { false }
+    /// Never called: the walk's rows come in their own order.
+    public var onRead: ((Int) -> Void)?
+    /// Always 0.
+    public var splitSources: Int { 0 }
     /// Whether to hash the text `thumbgen manifest` would print for the records made (`sha256`),
     /// so that a shard of `render DIR` names the same manifest as one of
     /// `thumbgen manifest DIR | thumbgen render -`.

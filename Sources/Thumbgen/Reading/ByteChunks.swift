@@ -9,7 +9,8 @@ import Foundation
 /// keeps standard input open and silent.
 final class ByteChunks {
     private let handle: FileHandle
-    private let chunkSize: Int
+    /// The most bytes one chunk holds.
+    var chunkSize: Int
     private let stop: Cancellation?
     /// Called when the input has nothing to read right now, and every 100 ms while it waits:
     /// the rows read so far are handed on rather than held until more arrive.
@@ -22,6 +23,20 @@ final class ByteChunks {
         self.handle = handle
         self.chunkSize = chunkSize
         self.stop = stop
+    }
+
+    /// Makes the next chunk start at byte `offset` of a regular file: records read out of
+    /// order (`SourceOrder`).
+    func seek(to offset: Int) throws {
+        guard lseek(handle.fileDescriptor, off_t(offset), SEEK_SET) >= 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+    }
+
+    /// Whether a read would return at once: bytes wait in a pipe, or the input is a file.
+    var isReady: Bool {
+        var poller = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        return poll(&poller, 1, 0) != 0
     }
 
     /// The next chunk, or nil at the end of the input (or once `stop` is pressed).

@@ -17,10 +17,17 @@ final class CSVRecordParser {
 
     private let chunks: ByteChunks
     private var buffer: [UInt8] = []
+    /// The file offset of `buffer`'s first byte.
+    private var bufferStart = 0
     private var position = 0
     private var atEnd = false
     private var line = 1
     private var sawFirstChunk = false
+    /// The file offset of the first byte of the record `next()` returned last.
+    private(set) var recordOffset = 0
+    /// When set, only this field's text is made; the others come back empty (a scan for one
+    /// column costs a fraction of a full parse).
+    var onlyField: Int?
 
     /// Parses the bytes that `chunks` yields.
     init(chunks: ByteChunks) {
@@ -33,10 +40,16 @@ final class CSVRecordParser {
         nextRecord: while true {
             guard try fill() else { return nil }
             let start = line
+            recordOffset = bufferStart + position
             var fields: [String] = []
             var invalid: [Int] = []
             var field: [UInt8] = []
+            let onlyField = self.onlyField
             func endField() {
+                if let onlyField, fields.count != onlyField {
+                    fields.append("")
+                    return
+                }
                 let (text, valid) = CellText.decode(field[...])
                 if !valid { invalid.append(fields.count) }
                 fields.append(text)
@@ -92,6 +105,31 @@ final class CSVRecordParser {
         }
     }
 
+    /// Makes the next record the one whose first byte is at `offset` (a `recordOffset` seen
+    /// before) and which starts on `line`. An offset within the bytes in hand costs nothing;
+    /// any other is read in small chunks, since a record read out of order is seldom near the
+    /// one before it.
+    func seek(to offset: Int, line: Int) throws {
+        self.line = line
+        if offset >= bufferStart && offset <= bufferStart + buffer.count {
+            position = offset - bufferStart
+            return
+        }
+        try chunks.seek(to: offset)
+        chunks.chunkSize = Self.seekChunkSize
+        buffer = []
+        bufferStart = offset
+        position = 0
+        atEnd = false
+        sawFirstChunk = true
+    }
+
+    /// Whether bytes are in hand or a read would not wait.
+    var isReady: Bool { position < buffer.count || atEnd || chunks.isReady }
+
+    /// The chunk read after a seek: a few records' worth.
+    static let seekChunkSize = 4096
+
     /// Returns the record, or nil for a blank line (one empty field), which is skipped.
     private func finish(_ fields: [String], _ invalid: [Int], _ start: Int) -> Record? {
         if fields.count == 1 && fields[0].isEmpty { return nil }
@@ -106,6 +144,7 @@ final class CSVRecordParser {
             atEnd = true
             return false
         }
+        bufferStart += buffer.count
         buffer = Array(data)
         position = 0
         if !sawFirstChunk {

@@ -7,8 +7,12 @@ import Foundation
 final class JSONLinesParser {
     private let chunks: ByteChunks
     private var pending: [UInt8] = []
+    /// The file offset of `pending`'s first byte.
+    private var pendingStart = 0
     private var line = 0
     private var atEnd = false
+    /// The file offset of the line `next()` returned last.
+    private(set) var recordOffset = 0
 
     /// Parses the bytes that `chunks` yields.
     init(chunks: ByteChunks) {
@@ -25,6 +29,25 @@ final class JSONLinesParser {
         }
         return nil
     }
+
+    /// Makes the next record the one on `line`, whose first byte is at `offset` (a
+    /// `recordOffset` seen before).
+    func seek(to offset: Int, line: Int) throws {
+        self.line = line - 1
+        if offset >= pendingStart && offset <= pendingStart + pending.count {
+            pending.removeSubrange(..<(offset - pendingStart))
+            pendingStart = offset
+            return
+        }
+        try chunks.seek(to: offset)
+        chunks.chunkSize = CSVRecordParser.seekChunkSize
+        pending = []
+        pendingStart = offset
+        atEnd = false
+    }
+
+    /// Whether bytes are in hand or a read would not wait.
+    var isReady: Bool { atEnd || !pending.isEmpty || chunks.isReady }
 
     /// A line that is not UTF-8 is parsed with each bad byte replaced by `invalidMark` and its
     /// two hex digits: JSON would refuse the line whole, and the row's error should name the
@@ -79,7 +102,9 @@ final class JSONLinesParser {
         while true {
             if let newline = pending.firstIndex(of: 0x0A) {
                 var text = Array(pending[..<newline])
+                recordOffset = pendingStart
                 pending.removeSubrange(...newline)
+                pendingStart += newline + 1
                 line += 1
                 if line == 1 && text.starts(with: [0xEF, 0xBB, 0xBF]) { text.removeFirst(3) }
                 return text
@@ -87,6 +112,8 @@ final class JSONLinesParser {
             if atEnd {
                 guard !pending.isEmpty else { return nil }
                 line += 1
+                recordOffset = pendingStart
+                pendingStart += pending.count
                 defer { pending = [] }
                 return pending
             }

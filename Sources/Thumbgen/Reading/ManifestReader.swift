@@ -3,9 +3,15 @@ import Foundation
 
 /// Streams a manifest (CSV with a header row, or JSON Lines) one record at a time.
 ///
-/// Memory does not grow with the manifest's length: nothing is kept once a record is returned.
-/// A record with its own problem (bad JSON, too many fields, unknown key) comes back as a
-/// `RowError` so that the run goes on; a problem with the file as a whole throws.
+/// Opened `bySource`, a manifest file is read twice: a first pass notes where each record
+/// starts and which source it names (`SourceOrder`), and `next()` then returns the records
+/// source by source, each source's records together, the sources in the order of their
+/// first records, so that a source's rows share one decode whatever order the manifest is in.
+/// Standard input, which cannot be read twice, is never regrouped here (`SourceWindow`).
+///
+/// Otherwise memory does not grow with the manifest's length: nothing is kept once a record
+/// is returned. A record with its own problem (bad JSON, too many fields, unknown key) comes
+/// back as a `RowError` so that the run goes on; a problem with the file as a whole throws.
 public final class ManifestReader {
     /// The manifest's path as given (`-` for standard input).
     public let path: String
@@ -21,9 +27,11 @@ public final class ManifestReader {
     /// Opens `path` (`-` reads standard input as CSV unless `jsonLines` says otherwise); the
     /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise. Once `stop` is
     /// pressed the manifest reads as ended, even while its input is open and silent.
-    /// `hashing` keeps the SHA-256 of the bytes read (`sha256`).
+    /// `hashing` keeps the SHA-256 of the bytes read (`sha256`). `bySource` reads a regular
+    /// file's records source by source (above), leaving out those of shards other than
+    /// `shard`.
     public init(path: String, jsonLines: Bool? = nil, stop: Cancellation? = nil,
-                hashing: Bool = false) throws(ManifestError) {
+                hashing: Bool = false, bySource: Bool = false, shard: Shard? = nil) throws(ManifestError) {
         self.path = path
         let handle: FileHandle
         if path == "-" {
@@ -44,20 +52,60 @@ public final class ManifestReader {
             baseDirectory = url.deletingLastPathComponent().standardizedFileURL.path
         }
         let ext = (path as NSString).pathExtension.lowercased()
+        let isJSONLines = jsonLines ?? (ext == "jsonl" || ext == "ndjson")
         let chunks = ByteChunks(handle: handle, stop: stop)
-        if hashing {
+        var info = stat()
+        let regroups = bySource && path != "-" && fstat(handle.fileDescriptor, &info) == 0
+            && (info.st_mode & S_IFMT) == S_IFREG
+        if hashing && !regroups {
             let digest = ManifestDigest()
             chunks.onChunk = { digest.hasher.update(data: $0) }
             self.digest = digest
         }
         self.chunks = chunks
-        if jsonLines ?? (ext == "jsonl" || ext == "ndjson") {
+        if isJSONLines {
             source = .jsonLines(JSONLinesParser(chunks: chunks))
         } else {
             let parser = CSVRecordParser(chunks: chunks)
             source = .csv(parser, columns: try Self.readHeader(parser, path: path))
         }
+        if regroups {
+            let scan = try Self.scan(path: path, jsonLines: isJSONLines, shard: shard, stop: stop, hashing: hashing)
+            order = scan.order
+            orderError = scan.error
+            if let digest = scan.digest { self.digest = digest }
+        }
     }
+
+    /// The run order of a manifest read `bySource`; nil when it is read as it comes.
+    private var order: SourceOrder?
+    /// How many records of `order` were returned.
+    private var returned = 0
+    /// What ended the first pass early, thrown once the records before it are returned.
+    private var orderError: ManifestError?
+
+    /// Whether `next()` returns the records source by source, in another order than the
+    /// manifest's (read `bySource`, and the manifest did not keep its sources together).
+    public var regroups: Bool { order.map { !$0.isManifestOrder } ?? false }
+
+    /// Hears every record's line, in manifest order, before the first record is returned,
+    /// when `regroups`.
+    public var onRead: ((Int) -> Void)?
+
+    /// Whether the next record can be read without waiting for the input (much of it: a
+    /// record cut by a pipe's chunk may still wait for its end).
+    var isReady: Bool {
+        switch source {
+        case .csv(let parser, _): parser.isReady
+        case .jsonLines(let parser): parser.isReady
+        }
+    }
+
+    /// Always 0: a file read `bySource` is regrouped whole.
+    public var splitSources: Int { 0 }
+
+    /// How many records the first pass found (this shard's only); nil without one.
+    public var recordCount: Int? { order?.count }
 
     private let chunks: ByteChunks
 
@@ -70,7 +118,7 @@ public final class ManifestReader {
     private var digest: ManifestDigest?
 
     /// The running hash, shared with the chunk reader's callback.
-    private final class ManifestDigest {
+    final class ManifestDigest {
         var hasher = SHA256()
     }
 
@@ -83,6 +131,29 @@ public final class ManifestReader {
 
     /// The next record or row error; nil at the end of the manifest.
     public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
+        guard let order else { return try nextInFile() }
+        if returned == 0, regroups, let onRead {
+            for line in order.lines { onRead(Int(line)) }
+        }
+        guard returned < order.count else {
+            if let orderError { throw orderError }
+            return nil
+        }
+        let (offset, line) = order.record(running: returned)
+        returned += 1
+        do {
+            switch source {
+            case .csv(let parser, _): try parser.seek(to: offset, line: line)
+            case .jsonLines(let parser): try parser.seek(to: offset, line: line)
+            }
+        } catch {
+            throw .unreadable(path: path, reason: "\(error)")
+        }
+        return try nextInFile()
+    }
+
+    /// The record that starts where the file is read now.
+    private func nextInFile() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
         switch source {
         case .jsonLines(let parser):
             do {
@@ -114,7 +185,7 @@ public final class ManifestReader {
         }
     }
 
-    private static func readHeader(_ parser: CSVRecordParser, path: String)
+    static func readHeader(_ parser: CSVRecordParser, path: String)
         throws(ManifestError) -> [ManifestColumn]
     {
         let header: CSVRecordParser.Record?

@@ -1,5 +1,6 @@
-/// Where a run's records come from: a manifest file (`ManifestReader`), or the rows a walk
-/// over folders makes (`TreeManifest`). `ManifestFeed` reads either the same way.
+/// Where a run's records come from: a manifest file (`ManifestReader`), standard input through
+/// a window that groups its records by source (`SourceWindow`), or the rows a walk over folders
+/// makes (`TreeManifest`). `ManifestFeed` reads each the same way.
 public protocol RecordSource: AnyObject {
     /// The folder relative `src` paths are resolved against.
     var baseDirectory: String { get }
@@ -10,6 +11,15 @@ public protocol RecordSource: AnyObject {
     var sha256: String? { get }
     /// The next record or row error; nil at the end.
     func next() throws(ManifestError) -> Result<ManifestRecord, RowError>?
+    /// Whether `next()` returns the records in another order than the manifest's (source by
+    /// source); then `onRead` hears every record's line in manifest order before `next()`
+    /// returns the record.
+    var regroups: Bool { get }
+    /// Hears the records' lines in manifest order, when `regroups` (the report's order).
+    var onRead: ((Int) -> Void)? { get set }
+    /// How many sources' records came back in more than one stretch, though they were
+    /// regrouped: a window too small for how far apart the manifest put them.
+    var splitSources: Int { get }
 }
 
 extension ManifestReader: RecordSource {}

@@ -41,9 +41,9 @@ public final class EventLog: Sendable {
         switch event {
         case .started(let request):
             write("started", tail(row: request.row, id: request.id, src: request.sourceText) + "}")
-        case .loaded(let request, let source):
+        case .loaded(let request, let source, let decode):
             write("loaded", tail(row: request.row, id: request.id, src: request.sourceText)
-                  + ",\"source\":" + source.jsonRecord + "}")
+                  + ",\"source\":" + source.jsonRecord + ",\"decode\":\(decode)}")
         }
     }
 

@@ -2,6 +2,7 @@
 public enum PipelineEvent: Sendable {
     /// The row was admitted into the pipeline.
     case started(ThumbnailRequest)
-    /// The row's source was opened and its header read.
-    case loaded(ThumbnailRequest, RowResult.SourceInfo)
+    /// The row's source was opened and its header read, by the run's `decode`th decode (rows
+    /// that share a decode have the same number).
+    case loaded(ThumbnailRequest, RowResult.SourceInfo, decode: Int)
 }

@@ -3,7 +3,9 @@ import Foundation
 /// Writes the `--report` file as the run goes, in manifest order, in constant memory.
 ///
 /// Rows finish out of order (several are in flight at once), so each result waits here only
-/// until the rows read before it have finished: at most the pipeline's admission window. The
+/// until the rows read before it have finished: at most the pipeline's admission window, or,
+/// for a manifest run source by source, until the run reaches the rows before it
+/// (`WaitingRecords` keeps those in a temporary file past a few megabytes). The
 /// file is built under a temporary name beside the report and renamed into place at the end,
 /// so a report is never seen half-written. Layout (schema 1, documented in docs/report.md):
 /// `{"schema":1,"rows":[ one compact record per line ],"summary":{...}}`, with `"merged"` and
@@ -16,7 +18,7 @@ public final class ReportStream {
     private let encoder: JSONEncoder
     private var expected: [Int] = []  // lines read, in order, whose records are not written yet
     private var head = 0
-    private var waiting: [Int: [UInt8]] = [:]  // rows' records, by line
+    private var waiting = WaitingRecords()  // rows' records, by line
     private var first = true
     /// Records not yet handed to the file: written in blocks of about 64 KiB, not a system
     /// call per row.
@@ -60,9 +62,9 @@ public final class ReportStream {
             head += 1
             try write(record)
         } else {
-            waiting[row] = Array(record)
+            try waiting.add(row: row, record: record)
         }
-        while !waiting.isEmpty, head < expected.count, let next = waiting.removeValue(forKey: expected[head]) {
+        while !waiting.isEmpty, head < expected.count, let next = try waiting.take(row: expected[head]) {
             head += 1
             try write(next[...])
         }
@@ -76,8 +78,10 @@ public final class ReportStream {
     /// it covers; with `--prune`, the files removed), and puts the report in place.
     public func finish(summary: RunSummary, shard: ReportShard? = nil, merged: ReportMerged? = nil,
                        pruned: [PlacedFile]? = nil) throws {
-        for (_, record) in waiting.sorted(by: { $0.key < $1.key }) { try write(record[...]) }
-        waiting = [:]
+        for row in waiting.rows {
+            if let record = try waiting.take(row: row) { try write(record[...]) }
+        }
+        waiting.close()
         try writePending()
         try handle.write(contentsOf: Data("\n],".utf8))
         if let merged { try handle.write(contentsOf: Data("\"merged\":".utf8) + encoder.encode(merged) + Data(",".utf8)) }
@@ -95,6 +99,7 @@ public final class ReportStream {
     /// Gives the report up (an error before `finish`): the temporary goes, nothing is put in
     /// place.
     public func abandon() {
+        waiting.close()
         try? handle.close()
         temporary.discard()
     }

@@ -101,11 +101,13 @@ public final class RunRecorder: Sendable {
 
     /// Ends the run: stamps the time, completes the report (saying which `shard` it covers,
     /// if one, and what `--prune` removed, if asked), and returns the summary. Throws when the
-    /// report could not be written.
+    /// report could not be written. `splitSources` is how many sources the reader returned
+    /// in more than one stretch.
     public func finish(seconds: Double, shard: ReportShard? = nil, refusedWrites: Int = 0,
-                       pruned: [PlacedFile]? = nil) throws -> RunSummary {
+                       pruned: [PlacedFile]? = nil, splitSources: Int = 0) throws -> RunSummary {
         try state.withLock { state in
             takeExpected(into: &state)
+            if splitSources > 0 { state.summary.splitSources = splitSources }
             if refusedWrites > 0 { state.summary.cache?.notStored = refusedWrites }
             state.summary.pruned = pruned?.count
             state.summary.seconds = (seconds * 1000).rounded() / 1000

@@ -33,6 +33,10 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public var plan: PlanCounts?
     /// Files `--prune` removed (with `--dry-run`, would remove); nil without `--prune`.
     public var pruned: Int?
+    /// Sources whose rows came in more than one stretch, each read and decoded on its own:
+    /// their rows on standard input were further apart than its window (`SourceWindow`); nil
+    /// when none were.
+    public var splitSources: Int?
 
     /// Rows by what a run would do for them.
     public struct PlanCounts: Sendable, Codable, Equatable {
@@ -83,6 +87,7 @@ public struct RunSummary: Sendable, Codable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case rows, written, unchanged, failed, cancelled, dropped, errors, seconds, cache, warm, bytes, ms, plan, pruned
         case cpuSeconds = "cpu_seconds"
+        case splitSources = "split_sources"
     }
 
     /// Rounds the totals for the report: milliseconds to a tenth.
@@ -155,6 +160,15 @@ public struct RunSummary: Sendable, Codable, Equatable {
     public mutating func expectCache(warm isWarm: Bool) {
         cache = cache ?? CacheCounts()
         if isWarm { warm = warm ?? WarmCounts() }
+    }
+
+    /// What the run tells of sources it read more than once, and what to do about it; nil
+    /// when it read none so.
+    public var splitLine: String? {
+        guard let splitSources, splitSources > 0 else { return nil }
+        return "\(splitSources) \(splitSources == 1 ? "source was" : "sources were") decoded more than once: "
+            + "\(splitSources == 1 ? "its" : "their") rows were more than \(SourceWindow.defaultSize) rows apart "
+            + "on standard input; sort the manifest by src, or give it as a file"
     }
 
     /// `118 rows: 117 written, 0 unchanged, 1 failed, 0 cancelled in 5.12 s (23.0 rows/s)`.

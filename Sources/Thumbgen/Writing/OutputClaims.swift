@@ -4,8 +4,10 @@ import Synchronization
 /// Gives every output path of a run to one row: no two rows ever write one file.
 ///
 /// Two rows may render to the same path (the same template, `{name}` of two files named alike in
-/// different folders, two URLs that differ only in their query). The earlier row in manifest
-/// order keeps the path; a later row with identical bytes (same source, same recipe) is
+/// different folders, two URLs that differ only in their query). The row that runs first keeps
+/// the path (rows run in manifest order, except that a manifest file's rows run source by
+/// source, `SourceOrder`: "earlier" below means earlier in that order, the order rows are
+/// `expect`ed in); a later row with identical bytes (same source, same recipe) is
 /// `unchanged`, and one with other bytes fails with `output_conflict`, naming the row that has
 /// it. Rows finish out of order, so a row whose path an earlier, unfinished row could still
 /// take waits here, without holding a thread, until that row has claimed a path or ended. Rows
@@ -54,6 +56,23 @@ final class OutputClaims: Sendable {
         var decided: [Int: OutputPathPattern] = [:]
         var owners: [Int: Owner] = [:]
         var parked: [Parked] = []
+        /// The turn of each row expected and not settled: its place in the order rows were
+        /// expected. `pending` is kept by turn.
+        var turns: [Int: Int] = [:]
+        var nextTurn = 0
+
+        /// `row`'s turn; a row never expected comes after every other.
+        func turn(_ row: Int) -> Int { turns[row] ?? Int.max }
+
+        /// Gives `row` the next turn and notes its pattern.
+        mutating func expect(_ row: Int, _ pattern: OutputPathPattern?) {
+            let turn = turns[row] ?? nextTurn
+            if turn == nextTurn {
+                turns[row] = turn
+                nextTurn += 1
+            }
+            if let pattern { pending.insert(turn, pattern) }
+        }
     }
 
     private let state = Mutex(State())
@@ -66,17 +85,16 @@ final class OutputClaims: Sendable {
     /// An empty set of claims.
     init() {}
 
-    /// Notes that `row` will ask for a path that `pattern` can render to. Rows must be
-    /// expected in manifest order, before any later row asks for its path.
+    /// Notes that `row` will ask for a path that `pattern` can render to (nil: any). Rows must
+    /// be expected in the order they run, before any later row asks for its path.
     func expect(row: Int, pattern: OutputPathPattern?) {
-        guard let pattern else { return }
-        state.withLock { $0.pending.insert(row, pattern) }
+        state.withLock { $0.expect(row, pattern) }
     }
 
-    /// `expect` for several rows, in manifest order, under one lock.
+    /// `expect` for several rows, in the order they run, under one lock.
     func expect(_ rows: [(row: Int, pattern: OutputPathPattern?)]) {
         state.withLock { state in
-            for (row, pattern) in rows { if let pattern { state.pending.insert(row, pattern) } }
+            for (row, pattern) in rows { state.expect(row, pattern) }
         }
     }
 
@@ -116,7 +134,8 @@ final class OutputClaims: Sendable {
             for row in rows {
                 if !state.parked.isEmpty { state.parked.removeAll { $0.row == row } }
                 state.decided[row] = nil
-                if state.pending.remove(row) != nil { wake = true }
+                guard let turn = state.turns.removeValue(forKey: row) else { continue }
+                if state.pending.remove(turn) != nil { wake = true }
             }
             return wake ? Self.wake(&state) : []
         }
@@ -130,7 +149,9 @@ final class OutputClaims: Sendable {
         let key = Self.key(Self.normalized(path))
         let woken = state.withLock { state -> [(Parked, Decision)] in
             if state.owners[key]?.row == row { state.owners[key] = nil }
-            if let pattern = state.decided.removeValue(forKey: row) { state.pending.insert(row, pattern) }
+            if let pattern = state.decided.removeValue(forKey: row), let turn = state.turns[row] {
+                state.pending.insert(turn, pattern)
+            }
             return Self.wake(&state)
         }
         resume(woken)
@@ -147,7 +168,7 @@ final class OutputClaims: Sendable {
         let decision = undecided(request, in: &state)
         // Decided, the row takes no other path (unless its write fails: `release`): rows
         // behind it need not wait.
-        if decision != nil, let pattern = state.pending.remove(request.row) {
+        if decision != nil, let turn = state.turns[request.row], let pattern = state.pending.remove(turn) {
             state.decided[request.row] = pattern
         }
         return decision
@@ -157,13 +178,13 @@ final class OutputClaims: Sendable {
         if let owner = state.owners[request.key], owner.row != request.row {
             return owner.digestPrefix == request.digest ? .identical(row: owner.row) : .conflict(row: owner.row)
         }
-        let waits = state.pending.anyBefore(request.row, canTake: request.path)
+        let waits = state.pending.anyBefore(state.turn(request.row), canTake: request.path)
         guard !waits else { return nil }
         state.owners[request.key] = Owner(row: request.row, digestPrefix: request.digest)
         return .write
     }
 
-    /// Decides every parked request that can be decided now, in manifest order.
+    /// Decides every parked request that can be decided now, in the order the rows run.
     private static func wake(_ state: inout State) -> [(Parked, Decision)] {
         // Every claim and settle asks; nearly always nobody waits (a warm run: 100,000 times).
         guard !state.parked.isEmpty else { return [] }
@@ -171,7 +192,8 @@ final class OutputClaims: Sendable {
         var progress = true
         while progress {
             progress = false
-            state.parked.sort { $0.row < $1.row }
+            let turns = state.turns
+            state.parked.sort { (turns[$0.row] ?? .max) < (turns[$1.row] ?? .max) }
             for (index, parked) in state.parked.enumerated() {
                 if let decision = decide(parked.request, in: &state) {
                     woken.append((parked, decision))

@@ -1,5 +1,6 @@
 /// The rows that may still ask `OutputClaims` for a path, each with the pattern of the paths it
-/// can take, kept in row order: a claim asks only the rows before it, which on a warm run are
+/// can take, kept in the order the rows run (`row` here is a row's turn in that order, which
+/// `OutputClaims` hands out): a claim asks only the rows before it, which on a warm run are
 /// the few of the batch another thread is planning, not the whole admission window (scanning
 /// every pending row for every claim was 4% of such a run).
 ///

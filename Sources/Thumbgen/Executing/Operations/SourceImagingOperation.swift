@@ -8,9 +8,14 @@ class SourceImagingOperation: Operation, @unchecked Sendable {
     /// What hands the jobs and the source's bytes over.
     let identify: IdentifyOperation
     private let outputs = Mutex<[ObjectIdentifier: EncodedOutput]>([:])
+    /// This decode's number in the process, from 1: `--events` gives it with each row's
+    /// `loaded`, so that the rows that shared one decode can be told.
+    let number: Int
+    private static let numbers = Atomic<Int>(0)
 
     /// An operation that runs after `identify`.
     init(after identify: IdentifyOperation) {
+        number = Self.numbers.wrappingAdd(1, ordering: .relaxed).newValue
         self.identify = identify
         super.init()
         addDependency(identify)

@@ -26,13 +26,14 @@ final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
         let generations = jobs.map(\.generation)
         let bytes = handover.bytes
         let strictness = decoder.limits.strictness
+        let decode = number
         let rows = jobs.map {
             SourceRender.Row(spec: $0.request.spec, outTemplate: $0.request.outTemplate, sourceText: $0.request.sourceText)
         }
         renderer.render(path: bytes.path, rows: rows, decoder: decoder, cancellation: cancellation, listener: .init(
             // A job that moved on (served from the cache, or started again elsewhere) is left alone.
             wants: { !jobs[$0].isFinished && jobs[$0].generation == generations[$0] },
-            loaded: { index, facts in jobs[index].advance(.loaded(RowResult.SourceInfo(facts))) },
+            loaded: { index, facts in jobs[index].advance(.loaded(RowResult.SourceInfo(facts), decode: decode)) },
             output: { [self] index, output in
                 let job = jobs[index]
                 guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: strictness)

@@ -59,6 +59,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
         let unit = WorkerProtocol.Unit(path: bytes.path, rows: jobs.enumerated().map { index, job in
             WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, spec: job.request.spec)
         })
+        let decode = number
         let conversation = UnitConversation(
             worker: worker, budget: budget, seconds: limits.seconds, cancellation: cancellation,
             listener: .init(
@@ -72,7 +73,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
                 },
                 loaded: { loaded in
                     guard jobs.indices.contains(loaded.row) else { return }
-                    jobs[loaded.row].advance(.loaded(loaded.source))
+                    jobs[loaded.row].advance(.loaded(loaded.source, decode: decode))
                 }))
         let ending = conversation.run(unit)
         if case .done = ending { workers.checkin(worker) } else { workers.discard(worker) }

@@ -1,0 +1,71 @@
+import Foundation
+
+extension ManifestReader {
+    /// What the first pass over a manifest file learns.
+    struct Scan {
+        /// The records' run order.
+        var order: SourceOrder
+        /// What stopped the pass before the end of the file (the records before it run).
+        var error: ManifestError?
+        /// The SHA-256 of the whole file, when asked for.
+        var digest: ManifestDigest?
+    }
+
+    /// Reads the manifest at `path` once, through its own handle, noting where each record of
+    /// `shard` starts and which source it names. Only the `src` cell of a CSV record is made
+    /// into text. Throws what makes the file unreadable from its start, and when `stop` is
+    /// pressed meanwhile.
+    static func scan(path: String, jsonLines: Bool, shard: Shard?, stop: Cancellation?,
+                     hashing: Bool) throws(ManifestError) -> Scan {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw .unreadable(path: path, reason: "permission denied or not a file")
+        }
+        defer { try? handle.close() }
+        let chunks = ByteChunks(handle: handle, chunkSize: 1 << 20, stop: stop)
+        var scan = Scan(order: SourceOrder())
+        if hashing {
+            let digest = ManifestDigest()
+            chunks.onChunk = { digest.hasher.update(data: $0) }
+            scan.digest = digest
+        }
+        if jsonLines {
+            let parser = JSONLinesParser(chunks: chunks)
+            do {
+                while let entry = try parser.next() {
+                    if let shard, !shard.owns(entry) { continue }
+                    switch entry {
+                    case .success(let record):
+                        scan.order.add(offset: parser.recordOffset, line: record.line, source: record.values[.src])
+                    case .failure(let error):
+                        scan.order.add(offset: parser.recordOffset, line: error.row, source: nil)
+                    }
+                }
+            } catch {
+                scan.error = .unreadable(path: path, reason: "\(error)")
+            }
+        } else {
+            let parser = CSVRecordParser(chunks: chunks)
+            let columns = try readHeader(parser, path: path)
+            // `readHeader` makes sure there is one.
+            let column = columns.firstIndex(of: .src) ?? 0
+            parser.onlyField = column
+            do {
+                while let record = try parser.next() {
+                    // As `Shard.owns` sees the record: no `src` for an empty cell or a record
+                    // with more fields than the header.
+                    let fits = record.fields.count <= columns.count && column < record.fields.count
+                    let source = fits && !record.fields[column].isEmpty ? record.fields[column] : nil
+                    if let shard, !shard.owns(src: source) { continue }
+                    scan.order.add(offset: parser.recordOffset, line: record.line, source: source)
+                }
+            } catch CSVParseError.unterminatedQuote(let line) {
+                scan.error = .unterminatedQuote(path: path, line: line)
+            } catch {
+                scan.error = .unreadable(path: path, reason: "\(error)")
+            }
+        }
+        if stop?.isCancelled == true { throw .unreadable(path: path, reason: "interrupted") }
+        scan.order.finish()
+        return scan
+    }
+}
