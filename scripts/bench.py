@@ -2,15 +2,20 @@
 """The timing half of scripts/bench (run that; it does the set-up first).
 
     bench.py run --bench-dir DIR --rounds N --only LIST --thumbgen BIN --packages PKG...
-                 [--workload wallpapers|small|sizes10|static|all] [--small-count N] [--static-avif]
+                 [--baseline BIN] [--workload wallpapers|small|sizes10|static|orders|all]
+                 [--small-count N] [--static-avif]
                  [--base-url URL --access-log FILE --connections N --rate R]
-        builds the corpus from the packages' files (and, for the small workload, crops of it),
+        builds the corpus from the packages' files (and, for the small workloads, crops of it),
         runs the contenders round-robin on each workload in turn, prints a table of medians per
         workload; exits 1 if any run failed, any output count is short, or (network case) any
         file was fetched other than exactly once per run. The network contenders fetch from
         --base-url (the nginx that scripts/bench starts, serving the corpus folder, logging to
         --access-log); they run on the wallpapers workload only. The static-site workload
-        (static, not part of all) is bench_static.py's, with contenders of its own.
+        (static, not part of all) is bench_static.py's, and the manifest-order workload
+        (orders, not part of all) bench_orders.py's, each with contenders of its own. With
+        --baseline, each thumbgen run that has a twin gets it (BASELINE_TWINS: thumbgen-base
+        beside thumbgen, thumbgen-base-grouped beside thumbgen-grouped, ...) in every workload,
+        and each table is followed by their per-round wall and CPU ratios.
     bench.py worker {pyvips,pillow} LISTFILE OUTDIR
         one contender's worker process (started by `run`), thumbnailing the files in LISTFILE.
     bench.py make-small LISTFILE OUTDIR COUNT
@@ -35,6 +40,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import bench_orders
 import bench_static
 
 SIZE = 256
@@ -50,11 +56,20 @@ LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-b
 # another build (--baseline BIN), so that a before/after table comes from one alternated run.
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
 STATIC_CONTENDERS = bench_static.CONTENDERS   # the static-site workload's (bench_static.py)
-CONTENDERS = (LOCAL_CONTENDERS + NETWORK_CONTENDERS
-              + tuple(c for c in STATIC_CONTENDERS if c not in LOCAL_CONTENDERS))
+ORDER_CONTENDERS = bench_orders.CONTENDERS    # the manifest-order workload's (bench_orders.py)
+CONTENDERS = tuple(dict.fromkeys(LOCAL_CONTENDERS + NETWORK_CONTENDERS + STATIC_CONTENDERS
+                                 + ORDER_CONTENDERS))
+# The contenders a baseline build adds (--baseline): each thumbgen run that has a twin with the
+# baseline binary gets it, in every workload, so that every table says what a change cost.
+BASELINE_TWINS = {"thumbgen": "thumbgen-base", "thumbgen-1size": "thumbgen-base-1size",
+                  **bench_orders.BASELINE_TWINS}
+# Issue 45's targets for the plain workloads (small, wallpapers), as per-round ratios of
+# thumbgen's figure to the other contender's: (figure, other, at most).
+# (The wall ratio to thumbgen-base is on the baseline line, printed for every workload.)
+PEER_TARGETS = (("wall", "pillow", 1.0), ("wall", "vipsthumbnail", 0.8), ("cpu", "thumbgen-base", 1.0))
 NETWORK_TARGET = 1.15   # the issue: thumbgen-net <= 1.15 x max(thumbgen local, curl-parallel)
 ISOLATION_TARGET = 1.03  # the issue: thumbgen (workers) <= 1.03 x thumbgen --isolation none
-WORKLOADS = ("wallpapers", "small", "sizes10")
+WORKLOADS = ("wallpapers", "small", "sizes10")   # what --workload all runs, in turn
 # The srcset case (issue 14): each small JPEG at ten widths, 32 to 176 px, against the same
 # sources at one width (176) and a naive pyvips script that calls thumbnail ten times a source.
 SIZES10 = tuple(range(32, 177, 16))
@@ -216,8 +231,9 @@ def write_sized_manifest(path, srcs, sizes):
 
 
 def expected_outputs(name, workload, sources):
-    """How many JPEGs a contender's run must write: ten a source in the 10-size workload."""
-    return sources * (len(SIZES10) if workload == "sizes10" and not name.endswith("1size") else 1)
+    """How many JPEGs a contender's run must write: ten a source in the 10-size workloads."""
+    ten = workload in ("sizes10", "orders") and not name.endswith("1size")
+    return sources * (len(SIZES10) if ten else 1)
 
 
 def source_url(base_url, source):
@@ -325,17 +341,22 @@ def small_sources(bench_dir, sources, count):
 # Contenders: each is a list of commands, started together; the run ends when all have ended.
 
 
+def thumbgen_options(outdir):
+    """thumbgen's flags in every local workload: --out `outdir` and its own cache beside it.
+
+    A fresh, empty cache for every cold run (outdir is new each run): the cold case with
+    thumbgen's defaults, storing into the cache included. The warm cases (bench_cache.py's,
+    bench_orders.py's) run again with the same folders."""
+    return ["--out", str(outdir), "--size", f"{SIZE}x{SIZE}", "--fit", "inside",
+            "--format", "jpeg", "--quality", str(QUALITY), "--cache-dir", str(outdir) + ".cache"]
+
+
 def contender_commands(name, outdir, files, thumbgen, connections=16, baseline=""):
     """The command lines of one contender's run. `files` holds the list files and manifests."""
     if name.startswith("thumbgen-base"):
         name, thumbgen = name.replace("-base", ""), baseline
     me = [sys.executable, str(Path(__file__).resolve()), "worker"]
-    # A fresh, empty cache for every thumbgen run (outdir is new each run): this is the cold
-    # case with thumbgen's defaults, storing into the cache included. The warm case is
-    # bench_cache.py's.
-    thumbgen_flags = ["--out", str(outdir), "--size", f"{SIZE}x{SIZE}", "--fit", "inside",
-                      "--format", "jpeg", "--quality", str(QUALITY),
-                      "--cache-dir", str(outdir) + ".cache"]
+    thumbgen_flags = thumbgen_options(outdir)
     if name == "thumbgen":
         return [[thumbgen, str(files["manifest"]), *thumbgen_flags]]
     if name == "thumbgen-1size":
@@ -798,7 +819,8 @@ def print_table(runs_by_contender, expected):
     base = runs_by_contender.get("pyvips")
     base_wall = median(base, "wall") if base else None
     base_rss = median(base, "rss_max_kib") if base else None
-    header = (f"{'contender':<15} {'procs':>5} {'wall_s':>7} {'cpu_s':>7} {'peak_rss_MB':>11} "
+    width = max(15, *map(len, runs_by_contender))
+    header = (f"{'contender':<{width}} {'procs':>5} {'wall_s':>7} {'cpu_s':>7} {'peak_rss_MB':>11} "
               f"{'sum_rss_MB':>10} {'parent_MB':>9} {'kids_MB':>7} {'tree_MB':>7} {'anon_MB':>7} "
               f"{'outputs':>7} {'wall/pyvips':>11} {'rss/pyvips':>10} {'wall_range':>12}")
     print(header)
@@ -811,7 +833,7 @@ def print_table(runs_by_contender, expected):
         outputs = min(r.outputs for r in runs)
         mark = "" if outputs == expected(name) and not any(r.failed or r.flagged for r in runs) else " !"
         procs = f"{runs[0].processes}+{max(r.tree_processes for r in runs) - runs[0].processes}"
-        print(f"{name:<15} {procs:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
+        print(f"{name:<{width}} {procs:>5} {wall:>7.2f} {median(runs, 'cpu'):>7.2f} "
               f"{rss / 1024:>11.1f} {mib(runs, 'rss_sum_kib'):>10.1f} {mib(runs, 'parent_kib'):>9.1f} "
               f"{mib(runs, 'kids_kib'):>7.1f} {mib(runs, 'tree_kib'):>7.1f} "
               f"{mib(runs, 'tree_anon_kib'):>7.1f} "
@@ -833,6 +855,39 @@ def per_round_ratios(runs_by_contender, numerator, denominator, attribute):
     den = {r.round: getattr(r, attribute) for r in runs_by_contender.get(denominator, [])}
     return [getattr(r, attribute) / den[r.round]
             for r in runs_by_contender.get(numerator, []) if den.get(r.round)]
+
+
+def describe_per_round(ratios, digits=3):
+    """'median (per round r1 r2 ...)' of per-round ratios, in round order ('-' for none: a
+    figure of 0 s leaves its round out)."""
+    if not ratios:
+        return "-"
+    rounds = " ".join(f"{r:.{digits}f}" for r in ratios)
+    return f"{statistics.median(ratios):.{digits}f} (per round {rounds})"
+
+
+def print_baseline_summary(workload, runs_by_contender):
+    """Each thumbgen run against its twin with the baseline build (--baseline), per round:
+    the cost of what changed since that build, wall and CPU."""
+    for mine, base in BASELINE_TWINS.items():
+        walls = per_round_ratios(runs_by_contender, mine, base, "wall")
+        if not walls:
+            continue
+        cpus = per_round_ratios(runs_by_contender, mine, base, "cpu")
+        print(f"baseline [{workload}]: {mine} / {base}: wall {describe_per_round(walls)}   "
+              f"cpu {describe_per_round(cpus)}   (below 1 = this build cheaper)")
+
+
+def print_peer_summary(workload, runs_by_contender):
+    """Issue 45's ratios for a plain workload: thumbgen's wall against Pillow's and
+    vipsthumbnail's, its CPU against the baseline build's, per round and median."""
+    for figure, other, target in PEER_TARGETS:
+        ratios = per_round_ratios(runs_by_contender, "thumbgen", other, figure)
+        if not ratios:
+            continue
+        verdict = "met" if statistics.median(ratios) <= target else "NOT met"
+        print(f"peers [{workload}]: {figure:<4} thumbgen / {other:<13} = "
+              f"{describe_per_round(ratios)}   target <= {target:.2f}: {verdict}")
 
 
 def print_sizes_summary(runs_by_contender):
@@ -1014,6 +1069,15 @@ def empty_trash(bench_dir):
     shutil.rmtree(trash_folder(bench_dir), ignore_errors=True)
 
 
+def with_baseline_twins(contenders, baseline):
+    """`contenders` and, when a baseline build is given, each one's twin run by that build
+    (BASELINE_TWINS: thumbgen-base for thumbgen, and so on), in every workload."""
+    if not baseline:
+        return contenders
+    twins = [BASELINE_TWINS[name] for name in contenders if name in BASELINE_TWINS]
+    return list(dict.fromkeys(contenders + twins))
+
+
 def run_benchmark(args):
     bench_dir = Path(args.bench_dir)
     contenders = [c for c in args.only.split(",") if c]
@@ -1022,7 +1086,8 @@ def run_benchmark(args):
         sys.exit(f"bench: error: unknown contender(s) {', '.join(unknown)}; known: {', '.join(CONTENDERS)}")
     if any(c.startswith("thumbgen-base") for c in contenders) and not args.baseline:
         sys.exit("bench: error: thumbgen-base selected but no --baseline binary given (THUMBGEN_BASELINE_BIN)")
-    if {"thumbgen", "thumbgen-inproc", "thumbgen-exact", "thumbgen-net"} & set(contenders) and not args.thumbgen:
+    contenders = with_baseline_twins(contenders, args.baseline)
+    if any(c.startswith("thumbgen") and not c.startswith("thumbgen-base") for c in contenders) and not args.thumbgen:
         sys.exit("bench: error: thumbgen selected but no --thumbgen binary given")
     workloads = WORKLOADS if args.workload == "all" else (args.workload,)
     network = [c for c in contenders if c in NETWORK_CONTENDERS] if "wallpapers" in workloads else []
@@ -1047,6 +1112,8 @@ def run_benchmark(args):
               f"wallpapers workload only")
     if args.thumbgen:
         print(f"thumbgen: {args.thumbgen}")
+    if args.baseline:
+        print(f"thumbgen-base (the baseline build): {args.baseline}")
     logdir = bench_dir / "logs"
     logdir.mkdir(exist_ok=True)
     if trash_folder(bench_dir).exists():
@@ -1059,9 +1126,13 @@ def run_benchmark(args):
     for workload in workloads:
         print()
         if workload == "wallpapers":
-            problems += run_workload(args, workload, sources, contenders, net, logdir)
+            mine = [c for c in contenders if c in LOCAL_CONTENDERS + NETWORK_CONTENDERS]
+            problems += run_workload(args, workload, sources, mine, net, logdir)
         elif workload == "static":
             problems += bench_static.run_workload(sys.modules[__name__], args, sources, contenders, logdir)
+        elif workload == "orders":
+            small = small_sources(bench_dir, sources, args.small_count)
+            problems += bench_orders.run_workload(sys.modules[__name__], args, small, contenders, logdir)
         else:
             small = small_sources(bench_dir, sources, args.small_count)
             local = [c for c in contenders if c in LOCAL_CONTENDERS]
@@ -1161,7 +1232,7 @@ def run_workload(args, workload, sources, contenders, net, logdir):
             else:
                 count_outputs(run, outdir)
             runs_by_contender[name].append(run)
-            print(f"{workload} round {round_no}/{args.rounds} {name:<15} wall {run.wall:6.2f} s  "
+            print(f"{workload} round {round_no}/{args.rounds} {name:<19} wall {run.wall:6.2f} s  "
                   f"cpu {run.cpu:6.2f} s  peak rss {run.rss_max_kib / 1024:6.1f} MiB  "
                   f"parent {run.parent_kib / 1024:6.1f}  tree {run.tree_kib / 1024:6.1f} MiB  "
                   f"{'fetched' if name == 'curl-parallel' else 'outputs'} {run.outputs}/"
@@ -1192,6 +1263,9 @@ def run_workload(args, workload, sources, contenders, net, logdir):
     print(f"workload {workload} - input: {len(sources)} files, {sum(s.size for s in sources):,} bytes; "
           f"{SIZE}x{SIZE} inside, JPEG q{QUALITY}; {os.cpu_count()} CPUs")
     print_table(runs_by_contender, lambda name: expected_outputs(name, workload, len(sources)))
+    if workload in ("small", "wallpapers"):
+        print_peer_summary(workload, runs_by_contender)
+    print_baseline_summary(workload, runs_by_contender)
     print_isolation_summary(workload, runs_by_contender)
     print_shards_summary(workload, runs_by_contender)
     if workload == "sizes10":
@@ -1228,9 +1302,10 @@ def main():
     run.add_argument("--thumbgen", default="")
     run.add_argument("--baseline", default="", help="another thumbgen binary, run as thumbgen-base")
     run.add_argument("--packages", nargs="+", required=True)
-    run.add_argument("--workload", choices=[*WORKLOADS, "static", "all"], default="all",
-                     help="the wallpapers, the small crops of them, or both in turn; or the "
-                          "static-site workload (bench_static.py), which all leaves out")
+    run.add_argument("--workload", choices=[*WORKLOADS, "static", "orders", "all"], default="all",
+                     help="the wallpapers, the small crops of them, those at ten sizes, or all "
+                          "three in turn; or the static-site workload (bench_static.py) or the "
+                          "manifest-order workload (bench_orders.py), which all leaves out")
     run.add_argument("--static-avif", action="store_true",
                      help="static workload: every contender writes AVIF (q50) too")
     run.add_argument("--small-count", type=int, default=SMALL_COUNT,

@@ -71,7 +71,6 @@ Standard library only in the timing process; each worker imports pyvips itself.
 import os
 import re
 import shlex
-import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -401,15 +400,16 @@ def print_table(bench, runs_by_contender, expected):
 
 
 def print_ratios(bench, runs_by_contender):
-    """thumbgen's wall (and CPU) against each other contender's, round by round."""
-    describe = lambda ratios: f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f})"
-    for other in RIVALS + ("thumbgen-base",):
+    """thumbgen's wall (and CPU) against each other contender's, round by round; against the
+    baseline build's, bench.py's baseline line (the issue's check: within 3%)."""
+    for other in RIVALS:
         walls = bench.per_round_ratios(runs_by_contender, "thumbgen", other, "wall")
         if not walls:
             continue
         cpus = bench.per_round_ratios(runs_by_contender, "thumbgen", other, "cpu")
-        print(f"static: wall thumbgen / {other:<20} = {describe(walls)}   cpu {describe(cpus)}   "
-              f"(median and range of {len(walls)} per-round ratios; below 1 = thumbgen faster)")
+        print(f"static: wall thumbgen / {other:<20} = {bench.describe_per_round(walls, 2)}   "
+              f"cpu {bench.describe_per_round(cpus, 2)}   (below 1 = thumbgen faster)")
+    bench.print_baseline_summary("static", runs_by_contender)
 
 
 def main():
