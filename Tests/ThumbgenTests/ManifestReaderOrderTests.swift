@@ -116,3 +116,26 @@ struct ManifestReaderOrderTests {
         #expect(window.splitSources == 1)
     }
 }
+
+/// The report of rows that end far from manifest order: in manifest order, whole, when its
+/// waiting records went to a file.
+@Suite("ReportStream: records waiting for their turn")
+struct ReportWaitingTests {
+    @Test("Rows ending in any order, past the memory bound: every row once, in manifest order", arguments: [1 << 20, 2_000])
+    func order(waitingInMemory: Int) throws {
+        let folder = try TemporaryDirectory("report-order")
+        let url = folder.file("report.json")
+        let stream = try ReportStream(destination: url, waitingInMemory: waitingInMemory)
+        let lines = Array(stride(from: 2, to: 602, by: 1))
+        lines.forEach(stream.expect(line:))
+        // The run order of 60 sources at ten sizes listed sizes first: line 2, 62, 122, ...
+        let runOrder = (0..<60).flatMap { source in (0..<10).map { 2 + source + 60 * $0 } }
+        for line in runOrder {
+            try stream.add(.failed(row: line, id: String(line), src: "s\(line % 60).png", .noPlan("s")))
+        }
+        try stream.finish(summary: RunSummary())
+        let report = try Report.read(url)
+        #expect(report.rows.map(\.row) == lines)
+        #expect(report.rows.allSatisfy { $0.id == String($0.row) })
+    }
+}

@@ -18,7 +18,7 @@ public final class ReportStream {
     private let encoder: JSONEncoder
     private var expected: [Int] = []  // lines read, in order, whose records are not written yet
     private var head = 0
-    private var waiting = WaitingRecords()  // rows' records, by line
+    private var waiting: WaitingRecords  // rows' records, by line
     private var first = true
     /// Records not yet handed to the file: written in blocks of about 64 KiB, not a system
     /// call per row.
@@ -26,7 +26,14 @@ public final class ReportStream {
 
     /// Starts a report that will be put at `destination` by `finish`; its folder is created if
     /// missing, like `--out`.
-    public init(destination: URL) throws {
+    public convenience init(destination: URL) throws {
+        try self.init(destination: destination, waitingInMemory: WaitingRecords.defaultMemoryLimit)
+    }
+
+    /// As above; records finished before their turn go to a temporary file past
+    /// `waitingInMemory` bytes.
+    init(destination: URL, waitingInMemory: Int) throws {
+        waiting = WaitingRecords(memoryLimit: waitingInMemory)
         self.destination = destination
         let folder = destination.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -57,18 +64,22 @@ public final class ReportStream {
     /// Adds a finished row's record, already encoded (`RowResult.appendJSON`), so that callers
     /// can encode outside their lock.
     func add(row: Int, record: ArraySlice<UInt8>) throws {
-        if head < expected.count, expected[head] == row {
+        if !waiting.isSpilling, head < expected.count, expected[head] == row {
             // Its turn (a batch's rows end in order): written without the reorder table.
             head += 1
             try write(record)
         } else {
             try waiting.add(row: row, record: record)
         }
-        while !waiting.isEmpty, head < expected.count, let next = try waiting.take(row: expected[head]) {
+        while !waiting.isEmpty, !waiting.isSpilling, head < expected.count,
+              let next = waiting.take(row: expected[head]) {
             head += 1
             try write(next[...])
         }
-        if head > 4096 {
+        // Dropped once they are half the lines: every line may be announced at once
+        // (`ManifestReader` read source by source), and dropping 4,096 of a million each time
+        // moved the rest again and again.
+        if head > 4096 && head * 2 > expected.count {
             expected.removeFirst(head)
             head = 0
         }
@@ -78,10 +89,7 @@ public final class ReportStream {
     /// it covers; with `--prune`, the files removed), and puts the report in place.
     public func finish(summary: RunSummary, shard: ReportShard? = nil, merged: ReportMerged? = nil,
                        pruned: [PlacedFile]? = nil) throws {
-        for row in waiting.rows {
-            if let record = try waiting.take(row: row) { try write(record[...]) }
-        }
-        waiting.close()
+        try waiting.drain { try write($0) }
         try writePending()
         try handle.write(contentsOf: Data("\n],".utf8))
         if let merged { try handle.write(contentsOf: Data("\"merged\":".utf8) + encoder.encode(merged) + Data(",".utf8)) }

@@ -92,10 +92,11 @@ public final class RunRecorder: Sendable {
     /// Hands the lines `expect` noted to the report, in the order they were read (every
     /// line is noted before its row can end, so a row's line is there by its `record`).
     private func takeExpected(into state: inout State) {
-        let lines = expected.withLock { lines in
-            defer { lines.removeAll(keepingCapacity: true) }
-            return lines
-        }
+        // Swapped out, not copied and emptied: emptying a shared copy "keeping capacity"
+        // allocates a new buffer as large, and a manifest read source by source announces
+        // every line at once (megabytes, allocated and freed again at every result).
+        var lines: [Int] = []
+        expected.withLock { swap(&lines, &$0) }
         for line in lines { state.report?.expect(line: line) }
     }
 
