@@ -60,9 +60,10 @@ struct ManifestRunner {
         do {
             switch input {
             case .manifest(let manifest):
+                let keeps = shard.map { shard in { (src: String?) in shard.owns(src: src) } }
                 let file = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
-                                              hashing: shard != nil, bySource: true, shard: shard)
-                reader = manifest == "-" ? SourceWindow(file, shard: shard) : file
+                                              hashing: shard != nil, bySource: true, keeps: keeps)
+                reader = manifest == "-" ? SourceWindow(file, keeps: keeps) : file
             case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree

@@ -13,7 +13,7 @@ struct ManifestReaderOrderTests {
     {
         let folder = try TemporaryDirectory("order")
         let url = try folder.write(Data(text.utf8), to: name)
-        let reader = try ManifestReader(path: url.path, bySource: true, shard: shard)
+        let reader = try ManifestReader(path: url.path, bySource: true, keeps: shard.map { s in { s.owns(src: $0) } })
         var heard: [Int] = []
         reader.onRead = { heard.append($0) }
         var entries: [Result<ManifestRecord, RowError>] = []

@@ -3,8 +3,10 @@ import Synchronization
 /// `--drop-larger` and `--budget`: the outputs of a source's rows weighed together before any of
 /// them is placed under `--out`.
 ///
-/// A set is a run of consecutive rows with the same source, in manifest order (as the index
-/// groups them; a folder's rows of one image are always consecutive). Each row that has an
+/// A set is a run of consecutive rows with the same source, in the order rows run (as the
+/// index groups them): all of a source's rows, since a manifest file's run together
+/// (`SourceOrder`), standard input's within its window (`SourceWindow`), and a folder's rows of
+/// one image are made together. Each row that has an
 /// output waits here (`weigh`) until every row of its set has one or has ended; then:
 /// - with `dropLarger`, an output in a modern format (WebP, AVIF, JPEG XL) whose bytes are not
 ///   fewer than those of the set's fallback (JPEG, else PNG) of the same width is `dropped`;

@@ -11,11 +11,11 @@ extension ManifestReader {
         var digest: ManifestDigest?
     }
 
-    /// Reads the manifest at `path` once, through its own handle, noting where each record of
-    /// `shard` starts and which source it names. Only the `src` cell of a CSV record is made
+    /// Reads the manifest at `path` once, through its own handle, noting where each record
+    /// `keeps` keeps starts and which source it names. Only the `src` cell of a CSV record is made
     /// into text. Throws what makes the file unreadable from its start, and when `stop` is
     /// pressed meanwhile.
-    static func scan(path: String, jsonLines: Bool, shard: Shard?, stop: Cancellation?,
+    static func scan(path: String, jsonLines: Bool, keeps: ((String?) -> Bool)?, stop: Cancellation?,
                      hashing: Bool) throws(ManifestError) -> Scan {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .unreadable(path: path, reason: "permission denied or not a file")
@@ -32,13 +32,9 @@ extension ManifestReader {
             let parser = JSONLinesParser(chunks: chunks)
             do {
                 while let entry = try parser.next() {
-                    if let shard, !shard.owns(entry) { continue }
-                    switch entry {
-                    case .success(let record):
-                        scan.order.add(offset: parser.recordOffset, line: record.line, source: record.values[.src])
-                    case .failure(let error):
-                        scan.order.add(offset: parser.recordOffset, line: error.row, source: nil)
-                    }
+                    let (line, source) = entry.lineAndSource
+                    if let keeps, !keeps(source) { continue }
+                    scan.order.add(offset: parser.recordOffset, line: line, source: source)
                 }
             } catch {
                 scan.error = .unreadable(path: path, reason: "\(error)")
@@ -51,11 +47,11 @@ extension ManifestReader {
             parser.onlyField = column
             do {
                 while let record = try parser.next() {
-                    // As `Shard.owns` sees the record: no `src` for an empty cell or a record
-                    // with more fields than the header.
+                    // As `ManifestReader.next` gives the record: no `src` for an empty cell, nor
+                    // for a record with more fields than the header (a row error).
                     let fits = record.fields.count <= columns.count && column < record.fields.count
                     let source = fits && !record.fields[column].isEmpty ? record.fields[column] : nil
-                    if let shard, !shard.owns(src: source) { continue }
+                    if let keeps, !keeps(source) { continue }
                     scan.order.add(offset: parser.recordOffset, line: record.line, source: source)
                 }
             } catch CSVParseError.unterminatedQuote(let line) {
@@ -67,5 +63,15 @@ extension ManifestReader {
         if stop?.isCancelled == true { throw .unreadable(path: path, reason: "interrupted") }
         scan.order.finish()
         return scan
+    }
+}
+
+extension Result<ManifestRecord, RowError> {
+    /// The entry's line and its `src` cell (nil for a row error, or a record without one).
+    var lineAndSource: (line: Int, source: String?) {
+        switch self {
+        case .success(let record): (record.line, record.values[.src])
+        case .failure(let error): (error.row, nil)
+        }
     }
 }

@@ -28,10 +28,11 @@ public final class ManifestReader {
     /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise. Once `stop` is
     /// pressed the manifest reads as ended, even while its input is open and silent.
     /// `hashing` keeps the SHA-256 of the bytes read (`sha256`). `bySource` reads a regular
-    /// file's records source by source (above), leaving out those of shards other than
-    /// `shard`.
+    /// file's records source by source (above), only those whose `src` cell (nil: none, or
+    /// unreadable) `keeps` keeps (a shard's).
     public init(path: String, jsonLines: Bool? = nil, stop: Cancellation? = nil,
-                hashing: Bool = false, bySource: Bool = false, shard: Shard? = nil) throws(ManifestError) {
+                hashing: Bool = false, bySource: Bool = false,
+                keeps: ((String?) -> Bool)? = nil) throws(ManifestError) {
         self.path = path
         let handle: FileHandle
         if path == "-" {
@@ -70,7 +71,7 @@ public final class ManifestReader {
             source = .csv(parser, columns: try Self.readHeader(parser, path: path))
         }
         if regroups {
-            let scan = try Self.scan(path: path, jsonLines: isJSONLines, shard: shard, stop: stop, hashing: hashing)
+            let scan = try Self.scan(path: path, jsonLines: isJSONLines, keeps: keeps, stop: stop, hashing: hashing)
             order = scan.order
             orderError = scan.error
             if let digest = scan.digest { self.digest = digest }

@@ -32,14 +32,14 @@ public final class SourceWindow: RecordSource {
     /// Records without a source (cells unreadable) each run alone, under a key of their own.
     private var unnamed = 0
     private var atEnd = false
-    private let shard: Shard?
+    private let keeps: ((String?) -> Bool)?
 
-    /// Groups `reader`'s records within `size` records, leaving out those of shards other
-    /// than `shard`.
-    public init(_ reader: ManifestReader, size: Int = SourceWindow.defaultSize, shard: Shard? = nil) {
+    /// Groups `reader`'s records within `size` records, only those whose `src` cell `keeps`
+    /// keeps (a shard's).
+    public init(_ reader: ManifestReader, size: Int = SourceWindow.defaultSize, keeps: ((String?) -> Bool)? = nil) {
         self.reader = reader
         self.size = max(1, size)
-        self.shard = shard
+        self.keeps = keeps
     }
 
     /// The reader's folder.
@@ -87,12 +87,8 @@ public final class SourceWindow: RecordSource {
                 atEnd = true
                 return
             }
-            if let shard, !shard.owns(entry) { continue }
-            let line: Int, source: String?
-            switch entry {
-            case .success(let record): (line, source) = (record.line, record.values[.src])
-            case .failure(let error): (line, source) = (error.row, nil)
-            }
+            let (line, source) = entry.lineAndSource
+            if let keeps, !keeps(source) { continue }
             onRead?(line)
             let key: Int
             if let source {
