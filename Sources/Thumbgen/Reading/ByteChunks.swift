@@ -16,7 +16,10 @@ final class ByteChunks {
     /// the rows read so far are handed on rather than held until more arrive.
     var onWait: (() -> Void)?
     /// Sees every chunk before it is handed out (the manifest's digest is taken here).
-    var onChunk: ((Data) -> Void)?
+    var onChunk: (([UInt8]) -> Void)?
+    /// Where the next chunk is read from, once `seek` was called: chunks are then read at an
+    /// offset (`pread`), one system call each, with no wait (the input is a file).
+    private var readOffset: Int?
 
     /// Reads from `handle`, at most `chunkSize` bytes at a time, until `stop` is pressed.
     init(handle: FileHandle, chunkSize: Int = 1 << 16, stop: Cancellation? = nil) {
@@ -27,10 +30,8 @@ final class ByteChunks {
 
     /// Makes the next chunk start at byte `offset` of a regular file: records read out of
     /// order (`SourceOrder`).
-    func seek(to offset: Int) throws {
-        guard lseek(handle.fileDescriptor, off_t(offset), SEEK_SET) >= 0 else {
-            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
-        }
+    func seek(to offset: Int) {
+        readOffset = offset
     }
 
     /// Whether a read would return at once: bytes wait in a pipe, or the input is a file.
@@ -40,9 +41,20 @@ final class ByteChunks {
     }
 
     /// The next chunk, or nil at the end of the input (or once `stop` is pressed).
-    func next() throws -> Data? {
+    func next() throws -> [UInt8]? {
         let descriptor = handle.fileDescriptor
         var buffer = [UInt8](repeating: 0, count: chunkSize)
+        if let offset = readOffset {
+            while true {
+                let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, chunkSize, off_t(offset)) }
+                if count < 0 && errno == EINTR { continue }
+                guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+                guard count > 0 else { return nil }
+                readOffset = offset + count
+                buffer.removeLast(chunkSize - count)
+                return buffer
+            }
+        }
         var waited = false
         while true {
             if stop != nil || onWait != nil {
@@ -65,9 +77,9 @@ final class ByteChunks {
             if count < 0 && errno == EINTR { continue }
             guard count >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
             guard count > 0 else { return nil }
-            let chunk = Data(buffer[0..<count])
-            onChunk?(chunk)
-            return chunk
+            buffer.removeLast(chunkSize - count)
+            onChunk?(buffer)
+            return buffer
         }
     }
 }

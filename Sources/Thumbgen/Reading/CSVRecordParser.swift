@@ -115,7 +115,7 @@ final class CSVRecordParser {
             position = offset - bufferStart
             return
         }
-        try chunks.seek(to: offset)
+        chunks.seek(to: offset)
         chunks.chunkSize = Self.seekChunkSize
         buffer = []
         bufferStart = offset
@@ -127,8 +127,8 @@ final class CSVRecordParser {
     /// Whether bytes are in hand or a read would not wait.
     var isReady: Bool { position < buffer.count || atEnd || chunks.isReady }
 
-    /// The chunk read after a seek: a few records' worth.
-    static let seekChunkSize = 4096
+    /// The chunk read after a seek: several records' worth (a longer record reads on).
+    static let seekChunkSize = 1024
 
     /// Returns the record, or nil for a blank line (one empty field), which is skipped.
     private func finish(_ fields: [String], _ invalid: [Int], _ start: Int) -> Record? {
@@ -145,7 +145,7 @@ final class CSVRecordParser {
             return false
         }
         bufferStart += buffer.count
-        buffer = Array(data)
+        buffer = data
         position = 0
         if !sawFirstChunk {
             sawFirstChunk = true

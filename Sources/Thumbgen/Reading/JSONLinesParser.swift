@@ -39,7 +39,7 @@ final class JSONLinesParser {
             pendingStart = offset
             return
         }
-        try chunks.seek(to: offset)
+        chunks.seek(to: offset)
         chunks.chunkSize = CSVRecordParser.seekChunkSize
         pending = []
         pendingStart = offset

@@ -72,8 +72,13 @@ public final class ManifestReader {
         }
         if regroups {
             let scan = try Self.scan(path: path, jsonLines: isJSONLines, keeps: keeps, stop: stop, hashing: hashing)
-            order = scan.order
-            orderError = scan.error
+            recordCount = scan.order.count
+            // A manifest that keeps its sources together is read on as it comes, holding
+            // nothing (its error comes again where the first pass met it).
+            if !scan.order.isManifestOrder {
+                order = scan.order
+                orderError = scan.error
+            }
             if let digest = scan.digest { self.digest = digest }
         }
     }
@@ -87,7 +92,7 @@ public final class ManifestReader {
 
     /// Whether `next()` returns the records source by source, in another order than the
     /// manifest's (read `bySource`, and the manifest did not keep its sources together).
-    public var regroups: Bool { order.map { !$0.isManifestOrder } ?? false }
+    public var regroups: Bool { order != nil }
 
     /// Hears every record's line, in manifest order, before the first record is returned,
     /// when `regroups`.
@@ -106,7 +111,7 @@ public final class ManifestReader {
     public var splitSources: Int { 0 }
 
     /// How many records the first pass found (this shard's only); nil without one.
-    public var recordCount: Int? { order?.count }
+    public private(set) var recordCount: Int?
 
     private let chunks: ByteChunks
 
@@ -133,7 +138,7 @@ public final class ManifestReader {
     /// The next record or row error; nil at the end of the manifest.
     public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
         guard let order else { return try nextInFile() }
-        if returned == 0, regroups, let onRead {
+        if returned == 0, let onRead {
             for line in order.lines { onRead(Int(line)) }
         }
         guard returned < order.count else {
