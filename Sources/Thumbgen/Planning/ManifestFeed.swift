@@ -6,7 +6,7 @@ public enum ManifestFeed {
     /// row and rejecting each bad one, then waits for every row to finish. `willRun` hears
     /// each record's line, in the order the rows run, before its row starts; `willReport`
     /// hears each in manifest order, before its row can end (the report's order: the same
-    /// calls, unless the reader `regroups`). A manifest-wide error is
+    /// calls, unless the reader `regroups`; then only where it calls `onRead`). A manifest-wide error is
     /// thrown after the rows read before it have finished. With `shard`, a record of another
     /// shard is passed over before anything else (`Shard.owns`): it is never parsed, planned,
     /// counted or reported.

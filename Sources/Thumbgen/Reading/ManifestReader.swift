@@ -94,8 +94,9 @@ public final class ManifestReader {
     /// manifest's (read `bySource`, and the manifest did not keep its sources together).
     public var regroups: Bool { order != nil }
 
-    /// Hears every record's line, in manifest order, before the first record is returned,
-    /// when `regroups`.
+    /// Never called: the lines of a whole file, announced at once, would cost the report 8
+    /// bytes a row twice over, where its records sorted at the end cost nothing more
+    /// (`WaitingRecords`).
     public var onRead: ((Int) -> Void)?
 
     /// Whether the next record can be read without waiting for the input (much of it: a
@@ -138,9 +139,6 @@ public final class ManifestReader {
     /// The next record or row error; nil at the end of the manifest.
     public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
         guard let order else { return try nextInFile() }
-        if returned == 0, let onRead {
-            for line in order.lines { onRead(Int(line)) }
-        }
         guard returned < order.count else {
             if let orderError { throw orderError }
             return nil

@@ -12,10 +12,12 @@ public protocol RecordSource: AnyObject {
     /// The next record or row error; nil at the end.
     func next() throws(ManifestError) -> Result<ManifestRecord, RowError>?
     /// Whether `next()` returns the records in another order than the manifest's (source by
-    /// source); then `onRead` hears every record's line in manifest order before `next()`
-    /// returns the record.
+    /// source); then the report puts its rows in manifest order itself, helped by `onRead`
+    /// where the source calls it.
     var regroups: Bool { get }
-    /// Hears the records' lines in manifest order, when `regroups` (the report's order).
+    /// Hears the records' lines in manifest order, as they are read, when `regroups` and the
+    /// source keeps few records ahead (`SourceWindow`): the report then writes its rows as it
+    /// goes. A source that does not call it leaves the report to sort its rows at the end.
     var onRead: ((Int) -> Void)? { get set }
     /// How many sources' records came back in more than one stretch, though they were
     /// regrouped: a window too small for how far apart the manifest put them.

@@ -3,9 +3,9 @@ import Foundation
 /// Writes the `--report` file as the run goes, in manifest order, in constant memory.
 ///
 /// Rows finish out of order (several are in flight at once), so each result waits here only
-/// until the rows read before it have finished: at most the pipeline's admission window, or,
-/// for a manifest run source by source, until the run reaches the rows before it
-/// (`WaitingRecords` keeps those in a temporary file past a few megabytes). The
+/// until the rows read before it have finished: at most the pipeline's admission window. A
+/// manifest file run source by source announces no lines: its records wait, in memory and
+/// past 8 MiB in a temporary file (`WaitingRecords`), and are put in order at the end. The
 /// file is built under a temporary name beside the report and renamed into place at the end,
 /// so a report is never seen half-written. Layout (schema 1, documented in docs/report.md):
 /// `{"schema":1,"rows":[ one compact record per line ],"summary":{...}}`, with `"merged"` and
