@@ -23,6 +23,8 @@ extension ManifestReader {
         defer { try? handle.close() }
         let chunks = ByteChunks(handle: handle, chunkSize: 1 << 20, stop: stop)
         var scan = Scan(order: SourceOrder())
+        var info = stat()
+        if fstat(handle.fileDescriptor, &info) == 0 { scan.order.fileSize = Int(info.st_size) }
         if hashing {
             let digest = ManifestDigest()
             chunks.onChunk = { digest.hasher.update(data: $0) }
