@@ -141,8 +141,9 @@ struct JournalSource: Equatable, Sendable {
 ///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
 ///     52 height u32 · 56 template check u32 (`JournalFormat.templateCheck`) · 60 path length u16 ·
 ///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: a placeholder ends the entry;
-///     4: a crop box follows; 8: the record owes its source's placeholder) · 64 record SHA-256 (32) · 96 record stamp (24) ·
-///     120 --out file stamp (40) · 160 [row i64] · [crop box: x, y, width, height u32] · path ·
+///     4: a crop box follows; 8: the record owes its source's placeholder) · 64 record SHA-256 (32) ·
+///     96 record stamp (24) · 120 --out file stamp (40) · 160 [row i64] ·
+///     [crop box: x, y, width, height u32] · path ·
 ///     [placeholder: dominant RGB (3) · ThumbHash length u8 · ThumbHash · LQIP length u16 · LQIP]
 struct JournalEntry: Equatable {
     var hash: UInt64
