@@ -16,7 +16,7 @@ struct RunOptions: ParsableArguments {
     @Option(help: "The sizes attribute of the <picture> markup in the --index, such as \"(min-width: 800px) 50vw, 100vw\" (default: 100vw).")
     var sizes: String?
 
-    @Option(help: "Placeholders the --report and --index give each source, from the pixels of its smallest output: dominant (#rrggbb), lqip (a data URI of a tiny blurred WebP, under 400 bytes), thumbhash (base64); a list, or none (default: dominant,lqip). The index's <picture> draws the LQIP on the dominant colour while the image loads.")
+    @Option(help: "Placeholders the --report and --index give each source, from the pixels of its smallest output: dominant (#rrggbb), lqip (a data URI of a tiny blurred WebP, under 400 bytes), thumbhash (base64); a list, or none (default: dominant,lqip). The index's <picture> draws the LQIP on the dominant colour while the image loads. Made only with --report, --index or this option naming kinds (then kept in the cache for a later run); a later run that wants them renders that output again.")
     var placeholders: String?
 
     @Flag(help: "Leave out a WebP, AVIF or JPEG XL output that is not smaller than its source's JPEG (else PNG) output of the same width: not written, not in the --index, its row 'dropped' with both sizes in the --report.")
@@ -121,9 +121,17 @@ struct RunOptions: ParsableArguments {
         configuration.cache = lookOnly ? cache.openToLook() : try cache.open()
         configuration.offline = cache.offline
         configuration.placeholders = report == nil && index == nil ? [] : placeholderKinds
+        configuration.makesPlaceholders = makesPlaceholders
         configuration.dropLarger = dropLarger
         configuration.sourceBudget = budget.map { Int(clamping: $0.bytes) }
         return configuration
+    }
+
+    /// Whether the run makes placeholders: when `--placeholders` names kinds (kept in the cache
+    /// for a later run's report or index), else when a report or an index will show them;
+    /// otherwise nobody would see them.
+    var makesPlaceholders: Bool {
+        placeholders == nil ? report != nil || index != nil : !placeholderKinds.isEmpty
     }
 
     /// The placeholder kinds `--placeholders` names (validated already).

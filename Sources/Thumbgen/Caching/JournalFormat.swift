@@ -141,8 +141,9 @@ struct JournalSource: Equatable, Sendable {
 ///     0 hash u64 · 8 key (32) · 40 source ordinal u32 · 44 bytes u32 · 48 width u32 ·
 ///     52 height u32 · 56 template check u32 (`JournalFormat.templateCheck`) · 60 path length u16 ·
 ///     62 format code u8 · 63 flags u8 (1: a row number follows; 2: a placeholder ends the entry;
-///     4: a crop box follows) · 64 record SHA-256 (32) · 96 record stamp (24) ·
-///     120 --out file stamp (40) · 160 [row i64] · [crop box: x, y, width, height u32] · path ·
+///     4: a crop box follows; 8: the record owes its source's placeholder) · 64 record SHA-256 (32) ·
+///     96 record stamp (24) · 120 --out file stamp (40) · 160 [row i64] ·
+///     [crop box: x, y, width, height u32] · path ·
 ///     [placeholder: dominant RGB (3) · ThumbHash length u8 · ThumbHash · LQIP length u16 · LQIP]
 struct JournalEntry: Equatable {
     var hash: UInt64
@@ -177,7 +178,8 @@ struct JournalEntry: Equatable {
         writer.u32(UInt32(record.width)); writer.u32(UInt32(record.height))
         writer.u32(JournalFormat.templateCheck(template))
         writer.raw([UInt8(path.count & 0xff), UInt8(path.count >> 8), record.format.storedCode,
-                    (row == nil ? 0 : 1) | (record.placeholder == nil ? 0 : 2) | (record.cropBox == nil ? 0 : 4)])
+                    (row == nil ? 0 : 1) | (record.placeholder == nil ? 0 : 2) | (record.cropBox == nil ? 0 : 4)
+                        | (record.owesPlaceholder ? 8 : 0)])
         writer.raw(JournalFormat.raw(hex: record.sha256) ?? [UInt8](repeating: 0, count: 32))
         writer.recordStamp(recordStamp)
         writer.stamp(outStamp)
@@ -250,7 +252,8 @@ struct JournalEntry: Equatable {
         }
         return OutputRecord(sha256: reader.hex(offset + shaAt), width: Int(reader.u32(offset + widthAt)),
                             height: Int(reader.u32(offset + heightAt)), format: format,
-                            bytes: Int(reader.u32(offset + bytesAt)), cropBox: cropBox)
+                            bytes: Int(reader.u32(offset + bytesAt)),
+                            owesPlaceholder: reader.bytes[offset + flagsAt] & 8 == 8, cropBox: cropBox)
     }
 
     /// The placeholder of the entry at `offset`, if it holds one (read only by a run that reports

@@ -10,6 +10,9 @@ struct OutputRecord: Sendable, Equatable {
     var bytes: Int
     /// The placeholder made from the output's pixels, when it made its source's.
     var placeholder: Placeholder? = nil
+    /// Whether the output is the one its source's placeholder is made from, rendered by a run
+    /// that made none (`PipelineConfiguration.makesPlaceholders`); never with `placeholder`.
+    var owesPlaceholder = false
     /// The part of the source the output shows, when not all of it.
     var cropBox: CropBox? = nil
 }
@@ -80,6 +83,7 @@ struct OutputIndex: Sendable {
               let size = entry["bytes"].flatMap(Int.init) else { return nil }
         return OutputRecord(sha256: sha, width: width, height: height, format: format, bytes: size,
                             placeholder: entry["placeholder"].flatMap(Placeholder.init(stored:)),
+                            owesPlaceholder: entry["placeholder"] == owedPlaceholder,
                             cropBox: entry["crop_box"].flatMap(CropBox.init(stored:)))
     }
 
@@ -135,10 +139,14 @@ struct OutputIndex: Sendable {
         entry["height"] = String(record.height)
         entry["format"] = record.format.rawValue
         entry["bytes"] = String(record.bytes)
-        entry["placeholder"] = record.placeholder?.stored
+        entry["placeholder"] = record.placeholder?.stored ?? (record.owesPlaceholder ? owedPlaceholder : nil)
         entry["crop_box"] = record.cropBox?.stored
         return entry
     }
+
+    /// The `placeholder` field's value for a record that owes its source's placeholder: a
+    /// version before it reads it as no placeholder (`Placeholder(stored:)` refuses it).
+    private static let owedPlaceholder = "owed"
 
     /// Forgets `key` (its blob was found damaged).
     func remove(_ key: String) {

@@ -108,9 +108,11 @@ final class WarmJournal: Sendable {
     /// its record and its file under `--out` are still the ones it proved. Noted for the next
     /// journal. The key's 32 bytes come from the key itself (converting every row's hex back
     /// cost 1.5% of a warm run).
-    /// With `placeholder`, the record carries the entry's placeholder.
+    /// With `placeholder`, the record carries the entry's placeholder; with `unlessOwing`, an
+    /// entry whose record owes its source's placeholder is not vouched for (the slow path
+    /// plans the render that makes it).
     func output(of request: ThumbnailRequest, source: Source, sourcePath: String, key outputKey: OutputKey,
-                placeholder: Bool = false) -> Vouched? {
+                placeholder: Bool = false, unlessOwing: Bool = false) -> Vouched? {
         let keyBytes = outputKey.digestBytes
         guard let previous, keyBytes.count == 32 else { return nil }
         let row = JournalFormat.keyedRow(template: request.outTemplate, row: request.row)
@@ -124,7 +126,8 @@ final class WarmJournal: Sendable {
                       reader.equals(offset + JournalEntry.keyAt, 32, keyBytes),
                       JournalEntry.row(reader, at: offset) == row,
                       JournalEntry.isFor(templateCheck: templateCheck, reader, at: offset),
-                      var record = JournalEntry.record(reader, at: offset) else { return nil }
+                      var record = JournalEntry.record(reader, at: offset),
+                      !(unlessOwing && record.owesPlaceholder) else { return nil }
                 if placeholder { record.placeholder = JournalEntry.placeholder(reader, at: offset) }
                 return (offset, record, JournalEntry.path(reader, at: offset),
                         reader.recordStamp(offset + JournalEntry.recordStampAt), reader.stamp(offset + JournalEntry.outStampAt))

@@ -43,8 +43,10 @@ public final class DryRun: RowExecutor, Sendable {
     /// A dry run of `configuration` (whose cache should be opened `lookingAt:`); results go to
     /// `onResult`, in manifest order, from any thread.
     public init(configuration: PipelineConfiguration, onResult: @escaping @Sendable (RowResult) -> Void) {
-        planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
-                             limits: configuration.limits, offline: configuration.offline, journaled: true)
+        var planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
+                                 limits: configuration.limits, offline: configuration.offline, journaled: true)
+        planner.fillsPlaceholders = configuration.makesPlaceholders
+        self.planner = planner
         self.onResult = onResult
     }
 

@@ -13,6 +13,9 @@ struct EncodedOutput: Sendable {
     var cacheKey: OutputKey?
     /// The placeholder made from its pixels, if this output made its source's.
     var placeholder: Placeholder?
+    /// Whether its source's placeholder would have been made from its pixels, and was not
+    /// (`SourceRender.Output.owesPlaceholder`).
+    var owesPlaceholder = false
     /// The part of the source it shows, when not all of it.
     var cropBox: CropBox?
 }
@@ -34,6 +37,7 @@ extension EncodedOutput {
         return EncodedOutput(data: output.data, width: output.width, height: output.height, format: output.format,
                              cacheKey: bytes.digest.map {
                                  OutputKey(sourceDigest: $0, request: job.request, strictness: strictness)
-                             }, placeholder: output.placeholder, cropBox: output.cropBox)
+                             }, placeholder: output.placeholder, owesPlaceholder: output.owesPlaceholder,
+                             cropBox: output.cropBox)
     }
 }

@@ -113,6 +113,7 @@ public final class Pipeline: Sendable {
         var planner = RowPlanner(cache: configuration.cache, outputDirectory: configuration.outputDirectory,
                                  limits: configuration.limits, offline: configuration.offline, journaled: true)
         planner.readsPlaceholders = !configuration.placeholders.isEmpty
+        planner.fillsPlaceholders = configuration.makesPlaceholders
         self.planner = planner
         // A slow row holds up at most 64 windows' worth of finished rows in the report.
         self.gate = AdmissionGate(limit: configuration.maxPendingRows, span: 64 * configuration.maxPendingRows,

@@ -12,9 +12,14 @@ public struct PipelineConfiguration: Sendable {
     /// `not_cached`.
     public var offline = false
     /// The placeholder kinds results carry (`--placeholders`; the CLI asks for none unless a
-    /// report or an index is written). Every render makes its source's placeholder all the
-    /// same, and the cache keeps it.
+    /// report or an index is written).
     public var placeholders: Set<PlaceholderKind> = PlaceholderKind.defaults
+    /// Whether renders make their source's placeholder, which the cache keeps (the CLI: with
+    /// `--report` or `--index`, or `--placeholders` naming kinds). Off, a render skips it and
+    /// the record of the output it would be made from says it owes one; a run with it on
+    /// renders that output again, for the very placeholder a render would have made (the
+    /// output's encoded bytes are not the pixels it is made from).
+    public var makesPlaceholders = true
     /// `--drop-larger`: a WebP, AVIF or JPEG XL output no smaller than its source's JPEG (else
     /// PNG) of the same width is not written (`SourceWeights`).
     public var dropLarger = false

@@ -19,9 +19,10 @@ final class SourceTask: Sendable {
     let download: DownloadOperation?
     private let state = Mutex(State())
 
-    /// Where the source's pixels are made: in process, or by a worker of the pool.
+    /// Where the source's pixels are made: in process (making the source's placeholder or
+    /// not), or by a worker of the pool (whose `setup` says).
     enum Isolation {
-        case none(SourceDecoder, any SourceRendering)
+        case none(SourceDecoder, any SourceRendering, makesPlaceholders: Bool)
         case workers(WorkerPool, MemoryBudget, ImagingLimits)
     }
 
@@ -41,9 +42,9 @@ final class SourceTask: Sendable {
         identify = IdentifyOperation(source: source, download: download, planner: planner,
                                      hashing: hashing, cancellation: cancellation, handBack: handBack)
         switch isolation {
-        case .none(let decoder, let renderer):
-            imaging = SourceRenderOperation(decoder: decoder, renderer: renderer, after: identify,
-                                            cancellation: cancellation)
+        case .none(let decoder, let renderer, let makesPlaceholders):
+            imaging = SourceRenderOperation(decoder: decoder, renderer: renderer, makesPlaceholders: makesPlaceholders,
+                                            after: identify, cancellation: cancellation)
         case .workers(let pool, let budget, let limits):
             imaging = WorkerUnitOperation(after: identify, workers: pool, budget: budget,
                                           limits: limits, cancellation: cancellation)

@@ -45,6 +45,10 @@ struct SourceRender: Sendable {
         /// The placeholder made from this output's pixels: the source's smallest rendered
         /// output has one (`RowQueue.placeholderRow`), the others none.
         var placeholder: Placeholder?
+        /// Whether this output is the one its source's placeholder is made from, and the render
+        /// made none (`makesPlaceholders` off): its cache record says so, and a later run that
+        /// wants the placeholder renders it again.
+        var owesPlaceholder = false
         /// The part of the source it shows, when not all of it.
         var cropBox: CropBox?
     }
@@ -82,6 +86,9 @@ struct SourceRender: Sendable {
     var decoder: SourceDecoder
     /// The run's stop button.
     var cancellation: Cancellation?
+    /// Whether the source's placeholder is made (`PipelineConfiguration.makesPlaceholders`):
+    /// off, its row is encoded straight from the lazy pixels, as every other row is.
+    var makesPlaceholders = true
 
     /// Renders every row of `rows` from the file at `path`, telling `listener` as each ends.
     func run(path: String, rows: [Row], listener: Listener) {
@@ -135,7 +142,7 @@ struct SourceRender: Sendable {
                     continue
                 }
                 if let output = render(row, index: index, source: rows[index], decodeStarted: decodeStarted,
-                                       makesPlaceholder: index == queue.placeholderRow,
+                                       isPlaceholderRow: index == queue.placeholderRow,
                                        ledger: ledger, listener: listener, onOverrun: takeOver) {
                     queue.keep(output, of: index)
                 }
@@ -146,7 +153,7 @@ struct SourceRender: Sendable {
     /// One row's render and encode, under its own deadline; its output, or nil when it failed.
     /// `takeOver` is called when the stage overruns (`drain`).
     private func render(_ row: PreparedRow, index: Int, source: Row, decodeStarted: ContinuousClock.Instant,
-                        makesPlaceholder: Bool, ledger: RowLedger, listener: Listener,
+                        isPlaceholderRow: Bool, ledger: RowLedger, listener: Listener,
                         onOverrun takeOver: @escaping @Sendable () -> Void) -> Output? {
         defer { VipsRuntime.releaseThreadResources() }
         let start = ContinuousClock.now
@@ -161,13 +168,15 @@ struct SourceRender: Sendable {
                     takeOver()
                 }
             ) { watch throws(ImagingError) -> Made in
-                try renderAndEncode(row, spec: row.spec, index: index, makesPlaceholder: makesPlaceholder,
+                try renderAndEncode(row, spec: row.spec, index: index,
+                                    makesPlaceholder: isPlaceholderRow && makesPlaceholders,
                                     listener: listener, watch: watch)
             }
             let output = Output(data: made.data, width: made.width, height: made.height, format: row.format,
                                 decodeMilliseconds: Self.milliseconds(from: decodeStarted, to: start),
                                 renderMilliseconds: Self.milliseconds(from: start, to: .now),
-                                placeholder: made.placeholder, cropBox: made.cropBox)
+                                placeholder: made.placeholder, owesPlaceholder: isPlaceholderRow && !makesPlaceholders,
+                                cropBox: made.cropBox)
             ledger.finish(index, output)
             return output
         } catch {

@@ -19,7 +19,7 @@ extension RowPlanner {
                             recent: &memo.recipes)
         if outputDirectory != nil,
            let vouched = journal.output(of: request, source: source, sourcePath: path, key: key,
-                                        placeholder: readsPlaceholders) {
+                                        placeholder: readsPlaceholders, unlessOwing: fillsPlaceholders) {
             plan.key = key
             plan.cached = .present
             plan.output = vouched.record

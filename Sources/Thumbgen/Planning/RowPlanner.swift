@@ -33,6 +33,9 @@ struct RowPlanner: Sendable {
 
     /// Whether plans carry placeholders (a row the warm journal keeps then takes its entry's).
     var readsPlaceholders = false
+    /// Whether the run makes placeholders: a cached output whose record owes its source's
+    /// (`OutputRecord.owesPlaceholder`) is then rendered again, to make it.
+    var fillsPlaceholders = false
     /// The warm journal of `--out` (`RowPlanner+Journal.swift`): a row it vouches for is
     /// planned `keep` on `stat`s alone; nil without a cache or an `--out`, and for `explain`.
     var journal: WarmJournal?
@@ -292,6 +295,13 @@ struct RowPlanner: Sendable {
             return plan
         case .found(let found):
             record = found
+        }
+        if fillsPlaceholders, record.owesPlaceholder {
+            plan.cached = .present
+            plan.action = .render
+            note(&plan, "the cached output under key \(key.digest.prefix(12))… owes its source's placeholder "
+                        + "(made by a run that wanted none): it is rendered again to make it")
+            return plan
         }
         plan.output = record
         if outputDirectory != nil {

@@ -26,8 +26,8 @@ final class CountingRenderer: SourceRendering {
     /// The calls so far, in order.
     var calls: [Call] { log.withLock { $0 } }
 
-    func render(path: String, rows: [SourceRender.Row], decoder: SourceDecoder, cancellation: Cancellation?,
-                listener: SourceRender.Listener) {
+    func render(path: String, rows: [SourceRender.Row], decoder: SourceDecoder, makesPlaceholders: Bool,
+                cancellation: Cancellation?, listener: SourceRender.Listener) {
         log.withLock { $0.append(Call(file: (path as NSString).lastPathComponent, rows: rows.map(\.outTemplate))) }
         for (index, row) in rows.enumerated() {
             if let failure = failing[row.outTemplate] { listener.failure(index, failure) }
@@ -38,6 +38,7 @@ final class CountingRenderer: SourceRendering {
             guard !swallowing.contains(rows[index].outTemplate) else { return }
             listener.output(index, output)
         }
-        SourceRenderer().render(path: path, rows: rows, decoder: decoder, cancellation: cancellation, listener: passed)
+        SourceRenderer().render(path: path, rows: rows, decoder: decoder, makesPlaceholders: makesPlaceholders,
+                                cancellation: cancellation, listener: passed)
     }
 }

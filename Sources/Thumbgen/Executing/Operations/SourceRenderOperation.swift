@@ -8,13 +8,17 @@ final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
     private let decoder: SourceDecoder
     /// What renders: `SourceRenderer`, or a test's double.
     private let renderer: any SourceRendering
+    /// Whether the source's placeholder is made (`PipelineConfiguration.makesPlaceholders`).
+    private let makesPlaceholders: Bool
     private let cancellation: Cancellation?
 
-    /// Renders with `decoder`, through `renderer`, what `identify` hands over (it runs after it).
-    init(decoder: SourceDecoder, renderer: any SourceRendering, after identify: IdentifyOperation,
-         cancellation: Cancellation?) {
+    /// Renders with `decoder`, through `renderer`, what `identify` hands over (it runs after it),
+    /// making the source's placeholder when `makesPlaceholders` says so.
+    init(decoder: SourceDecoder, renderer: any SourceRendering, makesPlaceholders: Bool,
+         after identify: IdentifyOperation, cancellation: Cancellation?) {
         self.decoder = decoder
         self.renderer = renderer
+        self.makesPlaceholders = makesPlaceholders
         self.cancellation = cancellation
         super.init(after: identify)
     }
@@ -30,7 +34,8 @@ final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
         let rows = jobs.map {
             SourceRender.Row(spec: $0.request.spec, outTemplate: $0.request.outTemplate, sourceText: $0.request.sourceText)
         }
-        renderer.render(path: bytes.path, rows: rows, decoder: decoder, cancellation: cancellation, listener: .init(
+        renderer.render(path: bytes.path, rows: rows, decoder: decoder, makesPlaceholders: makesPlaceholders,
+                        cancellation: cancellation, listener: .init(
             // A job that moved on (served from the cache, or started again elsewhere) is left alone.
             wants: { !jobs[$0].isFinished && jobs[$0].generation == generations[$0] },
             loaded: { index, facts in jobs[index].advance(.loaded(RowResult.SourceInfo(facts), decode: decode)) },

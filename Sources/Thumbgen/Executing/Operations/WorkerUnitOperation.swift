@@ -91,7 +91,7 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
         let output = SourceRender.Output(data: data, width: header.width, height: header.height, format: header.format,
                                          decodeMilliseconds: header.decodeMs ?? 0, renderMilliseconds: header.renderMs ?? 0,
                                          placeholder: header.placeholder.flatMap(Placeholder.init(stored:)),
-                                         cropBox: header.cropBox)
+                                         owesPlaceholder: header.owesPlaceholder == true, cropBox: header.cropBox)
         guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: limits.strictness)
         else { return }
         keep(encoded, for: job)

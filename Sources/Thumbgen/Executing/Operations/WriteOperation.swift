@@ -43,7 +43,7 @@ final class WriteOperation: Operation, @unchecked Sendable {
         // Hashed here, once, whichever process rendered it.
         let record = OutputRecord(sha256: ContentDigest.of(encoded.data), width: encoded.width, height: encoded.height,
                                   format: encoded.format, bytes: encoded.data.count, placeholder: encoded.placeholder,
-                                  cropBox: encoded.cropBox)
+                                  owesPlaceholder: encoded.owesPlaceholder, cropBox: encoded.cropBox)
         if let cache, let key = encoded.cacheKey {
             cache.storeOutput(encoded.data, record: record, key: key.digest)
         }

@@ -37,7 +37,8 @@ extension SourceTask.Isolation {
     /// process).
     static func of(_ configuration: PipelineConfiguration) -> (SourceTask.Isolation, WorkerPool?) {
         guard let settings = configuration.isolation else {
-            return (.none(SourceDecoder(limits: configuration.limits), configuration.rendering ?? SourceRenderer()), nil)
+            return (.none(SourceDecoder(limits: configuration.limits), configuration.rendering ?? SourceRenderer(),
+                          makesPlaceholders: configuration.makesPlaceholders), nil)
         }
         let budget = MemoryBudget(total: settings.maxMemory ?? MemoryBudget.defaultTotal(),
                                   workers: configuration.cpuConcurrency)
@@ -45,7 +46,7 @@ extension SourceTask.Isolation {
             executable: settings.executable, environment: settings.environment,
             setup: .init(version: WorkerProtocol.version, extraLoaders: configuration.extraLoaders,
                          threadsPerImage: configuration.threadsPerImage, limits: configuration.limits,
-                         askAbove: budget.askAbove)))
+                         askAbove: budget.askAbove, makesPlaceholders: configuration.makesPlaceholders)))
         return (.workers(pool, budget, configuration.limits), pool)
     }
 }

@@ -28,14 +28,14 @@ public enum WorkerLoop {
         }
         VipsRuntime.setThreadsPerImage(setup.threadsPerImage)
         let decoder = SourceDecoder(limits: setup.limits)
-        WorkerWarmUp.run(decoder: decoder)
+        WorkerWarmUp.run(decoder: decoder, makesPlaceholders: setup.makesPlaceholders)
         WorkerHygiene.restrictSystemCalls()
         output.send(.ready, WorkerProtocol.Ready(version: WorkerProtocol.version, pid: getpid()))
         let fault = WorkerFault.fromEnvironment()
         while case .frame(let frame) = input.next() {
             guard frame.kind == .unit, let unit = frame.decoded(WorkerProtocol.Unit.self) else { exit(2) }
-            UnitRun(unit: unit, decoder: decoder, askAbove: setup.askAbove, fault: fault, input: input,
-                    output: output).run()
+            UnitRun(unit: unit, decoder: decoder, makesPlaceholders: setup.makesPlaceholders, askAbove: setup.askAbove,
+                    fault: fault, input: input, output: output).run()
             output.send(.done, WorkerProtocol.Done())
         }
         exit(0)
@@ -49,6 +49,8 @@ struct UnitRun {
     var unit: WorkerProtocol.Unit
     /// How the source is opened, with the run's limits.
     var decoder: SourceDecoder
+    /// Whether the source's placeholder is made (`WorkerProtocol.Setup.makesPlaceholders`).
+    var makesPlaceholders: Bool
     /// Estimates below this are not asked for.
     var askAbove: Int64
     /// A fault the tests asked for (`THUMBGEN_FAULT_*`), struck when its stage starts.
@@ -66,7 +68,8 @@ struct UnitRun {
         }
         let numbers = unit.rows.map(\.index)
         let rowNumber: @Sendable (Int) -> Int = { numbers[$0] }
-        SourceRender(decoder: decoder, cancellation: nil).run(path: unit.path, rows: rows, listener: .init(
+        let render = SourceRender(decoder: decoder, cancellation: nil, makesPlaceholders: makesPlaceholders)
+        render.run(path: unit.path, rows: rows, listener: .init(
             stage: { stage, index in
                 output.send(.stage, WorkerProtocol.Stage(stage: stage, row: index.map(rowNumber)))
                 fault?.strike(at: stage, path: unit.path)
@@ -87,7 +90,8 @@ struct UnitRun {
                 let header = WorkerProtocol.Output(row: rowNumber(index), width: made.width, height: made.height,
                                                    format: made.format, decodeMs: made.decodeMilliseconds,
                                                    renderMs: made.renderMilliseconds,
-                                                   placeholder: made.placeholder?.stored, cropBox: made.cropBox)
+                                                   placeholder: made.placeholder?.stored,
+                                                   owesPlaceholder: made.owesPlaceholder ? true : nil, cropBox: made.cropBox)
                 output.send(.output, header, payload: made.data)
             },
             failure: { index, failure in

@@ -5,7 +5,7 @@ import Foundation
 enum WorkerProtocol {
     /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
     /// version is stopped, and its rows fail.
-    static let version = 4
+    static let version = 5
 
     /// What a worker is told of the row's source instead of its `src` cell, which may be a
     /// URL: a worker never sees one. The parent puts the cell back into messages.
@@ -22,6 +22,8 @@ enum WorkerProtocol {
         /// Decodes estimated at fewer bytes go ahead without asking the parent
         /// (`MemoryBudget.askAbove`).
         var askAbove: Int64
+        /// Whether a unit makes its source's placeholder (`SourceRender.makesPlaceholders`).
+        var makesPlaceholders: Bool
     }
 
     /// `ready`: the worker's answer to `setup`.
@@ -78,6 +80,9 @@ enum WorkerProtocol {
         var renderMs: Double?
         /// The placeholder made from the output (`Placeholder.stored`), if it made one.
         var placeholder: String?
+        /// True when the output is the one its source's placeholder is made from and the unit
+        /// made none (`SourceRender.Output.owesPlaceholder`); absent otherwise.
+        var owesPlaceholder: Bool?
         /// The part of the source the output shows, when not all of it.
         var cropBox: CropBox?
     }

@@ -10,9 +10,9 @@ enum WorkerWarmUp {
     private static let jpeg = "/9j/2wBDAA0JCgsKCA0LCgsODg0PEyAVExISEyccHhcgLikxMC4pLSwzOko+MzZGNywtQFdBRkxOUlNSMj5aYVpQYEpRUk//2wBDAQ4ODhMREyYVFSZPNS01T09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT09PT0//wAARCAAQABADASIAAhEBAxEB/8QAHwAAAQUBAQEBAQEAAAAAAAAAAAECAwQFBgcICQoL/8QAtRAAAgEDAwIEAwUFBAQAAAF9AQIDAAQRBRIhMUEGE1FhByJxFDKBkaEII0KxwRVS0fAkM2JyggkKFhcYGRolJicoKSo0NTY3ODk6Q0RFRkdISUpTVFVWV1hZWmNkZWZnaGlqc3R1dnd4eXqDhIWGh4iJipKTlJWWl5iZmqKjpKWmp6ipqrKztLW2t7i5usLDxMXGx8jJytLT1NXW19jZ2uHi4+Tl5ufo6erx8vP09fb3+Pn6/8QAHwEAAwEBAQEBAQEBAQAAAAAAAAECAwQFBgcICQoL/8QAtREAAgECBAQDBAcFBAQAAQJ3AAECAxEEBSExBhJBUQdhcRMiMoEIFEKRobHBCSMzUvAVYnLRChYkNOEl8RcYGRomJygpKjU2Nzg5OkNERUZHSElKU1RVVldYWVpjZGVmZ2hpanN0dXZ3eHl6goOEhYaHiImKkpOUlZaXmJmaoqOkpaanqKmqsrO0tba3uLm6wsPExcbHyMnK0tPU1dbX2Nna4uPk5ebn6Onq8vP09fb3+Pn6/9oADAMBAAIRAxEAPwDkLGHpxXR2MPTis6xh6cV0VjD04rrxVUmKP//Z"
     private static let png = "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAACXBIWXMAAAPoAAAD6AG1e1JrAAAArUlEQVQoz5XMkQKDABSG0R+CYDAIgiAYBMEgGAwGQTAYBEEwCAaDIBgEHwyCYBAEg0EwCIIecHuFex7gSMJ12W7xfcKQKGK/53DgdCLLuFwoCq5XbjfqmscDOQ6bDZ5HELDbEcckCccjacr5TJ5TllQV9ztNQ9siU/8nU/98IlPfdcjU9z0y9a8XMvXDgEz9OCJT/34jU//5IFM/TcjUf7/I1M8zMvXLgkz9uvIDEI00EPHAchYAAAAASUVORK5CYII="
 
-    /// Runs the warm-up unit with `decoder`; its outputs are thrown away, and nothing it does
-    /// can fail the worker.
-    static func run(decoder: SourceDecoder) {
+    /// Runs the warm-up unit with `decoder`, making placeholders when the run's units will
+    /// (`makesPlaceholders`); its outputs are thrown away, and nothing it does can fail the worker.
+    static func run(decoder: SourceDecoder, makesPlaceholders: Bool) {
         var template = Array((NSTemporaryDirectory() + "/thumbgen-warm-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { return }
         let folder = String(cString: made)
@@ -37,7 +37,8 @@ enum WorkerWarmUp {
             let unit = WorkerProtocol.Unit(path: path, rows: rows.enumerated().map { index, row in
                 WorkerProtocol.UnitRow(index: index, outTemplate: row.0, spec: row.1)
             })
-            UnitRun(unit: unit, decoder: decoder, askAbove: .max, fault: nil, input: silence, output: sink).run()
+            UnitRun(unit: unit, decoder: decoder, makesPlaceholders: makesPlaceholders, askAbove: .max, fault: nil,
+                    input: silence, output: sink).run()
         }
     }
 }
