@@ -60,6 +60,16 @@ struct ManifestReaderOrderTests {
         #expect(read.entries.compactMap { $0.value?.values[.id] }.prefix(3) == ["one\r\ntwo", "say \"hi\"", "last"])
     }
 
+    @Test("CSV with `src` not first: a record of one field is a record, not a blank line; a quoted empty line is blank")
+    func srcNotFirst() throws {
+        let text = "id,src,width\nlonely\n1,a.jpg,10\n\"\"\n2,b.jpg,20\n3,a.jpg,30\n"
+        let inOrder = try ManifestText.entries(text)
+        #expect(inOrder.count == 4)
+        let read = try Self.bySource(text)
+        #expect(Self.same(read.entries, Self.expectedOrder(inOrder)),
+                "\(read.entries.map { $0.value?.line ?? -($0.failureValue?.row ?? 0) })")
+    }
+
     @Test("JSON Lines: records source by source, a bad line alone in its place")
     func jsonLines() throws {
         let text = "{\"src\":\"a.png\",\"width\":1}\n{\"src\":\"b.png\",\"width\":2}\nnot json\n\n"

@@ -45,7 +45,17 @@ final class CSVRecordParser {
             var invalid: [Int] = []
             var field: [UInt8] = []
             let onlyField = self.onlyField
+            // Bytes of fields other than `onlyField` are not kept; whether the first field had
+            // any still decides a blank line.
+            var keeping = onlyField == nil || onlyField == 0
+            var firstFieldEmpty = true
+            var skippedBytes = false
             func endField() {
+                if fields.isEmpty { firstFieldEmpty = field.isEmpty && !skippedBytes }
+                defer {
+                    keeping = onlyField == nil || fields.count == onlyField
+                    skippedBytes = false
+                }
                 if let onlyField, fields.count != onlyField {
                     fields.append("")
                     return
@@ -56,11 +66,14 @@ final class CSVRecordParser {
             }
             var quoted = false      // inside a quoted section
             var fieldHasData = false
+            func keep(_ byte: UInt8) {
+                if keeping { field.append(byte) } else { skippedBytes = true }
+            }
             while true {
                 guard try fill() else {
                     if quoted { throw CSVParseError.unterminatedQuote(line: start) }
                     endField()
-                    return finish(fields, invalid, start)
+                    return finish(fields, invalid, start, blank: firstFieldEmpty)
                 }
                 let byte = buffer[position]
                 position += 1
@@ -68,13 +81,13 @@ final class CSVRecordParser {
                     if byte == UInt8(ascii: "\"") {
                         if try peek() == UInt8(ascii: "\"") {
                             position += 1
-                            field.append(byte)
+                            keep(byte)
                         } else {
                             quoted = false
                         }
                     } else {
                         if byte == UInt8(ascii: "\n") { line += 1 }
-                        field.append(byte)
+                        keep(byte)
                     }
                     continue
                 }
@@ -90,15 +103,15 @@ final class CSVRecordParser {
                     if try peek() == UInt8(ascii: "\n") { position += 1 }
                     line += 1
                     endField()
-                    if let record = finish(fields, invalid, start) { return record }
+                    if let record = finish(fields, invalid, start, blank: firstFieldEmpty) { return record }
                     continue nextRecord
                 case UInt8(ascii: "\n"):
                     line += 1
                     endField()
-                    if let record = finish(fields, invalid, start) { return record }
+                    if let record = finish(fields, invalid, start, blank: firstFieldEmpty) { return record }
                     continue nextRecord
                 default:
-                    field.append(byte)
+                    keep(byte)
                     fieldHasData = true
                 }
             }
@@ -130,9 +143,10 @@ final class CSVRecordParser {
     /// The chunk read after a seek: several records' worth (a longer record reads on).
     static let seekChunkSize = 1024
 
-    /// Returns the record, or nil for a blank line (one empty field), which is skipped.
-    private func finish(_ fields: [String], _ invalid: [Int], _ start: Int) -> Record? {
-        if fields.count == 1 && fields[0].isEmpty { return nil }
+    /// Returns the record, or nil for a blank line (one empty field: `blank` says whether the
+    /// first field was empty), which is skipped.
+    private func finish(_ fields: [String], _ invalid: [Int], _ start: Int, blank: Bool) -> Record? {
+        if fields.count == 1 && blank { return nil }
         return Record(line: start, fields: fields, invalid: invalid)
     }
 
