@@ -122,7 +122,7 @@ final class CSVRecordParser {
     /// before) and which starts on `line`. An offset within the bytes in hand costs nothing;
     /// any other is read in small chunks, since a record read out of order is seldom near the
     /// one before it.
-    func seek(to offset: Int, line: Int) throws {
+    func seek(to offset: Int, line: Int) {
         self.line = line
         if offset >= bufferStart && offset <= bufferStart + buffer.count {
             position = offset - bufferStart

@@ -32,7 +32,7 @@ final class JSONLinesParser {
 
     /// Makes the next record the one on `line`, whose first byte is at `offset` (a
     /// `recordOffset` seen before).
-    func seek(to offset: Int, line: Int) throws {
+    func seek(to offset: Int, line: Int) {
         self.line = line - 1
         if offset >= pendingStart && offset <= pendingStart + pending.count {
             pending.removeSubrange(..<(offset - pendingStart))

@@ -145,13 +145,9 @@ public final class ManifestReader {
         }
         let (offset, line) = order.record(running: returned)
         returned += 1
-        do {
-            switch source {
-            case .csv(let parser, _): try parser.seek(to: offset, line: line)
-            case .jsonLines(let parser): try parser.seek(to: offset, line: line)
-            }
-        } catch {
-            throw .unreadable(path: path, reason: "\(error)")
+        switch source {
+        case .csv(let parser, _): parser.seek(to: offset, line: line)
+        case .jsonLines(let parser): parser.seek(to: offset, line: line)
         }
         return try nextInFile()
     }
