@@ -25,9 +25,6 @@ final class CSVRecordParser {
     private var sawFirstChunk = false
     /// The file offset of the first byte of the record `next()` returned last.
     private(set) var recordOffset = 0
-    /// When set, only this field's text is made; the others come back empty (a scan for one
-    /// column costs a fraction of a full parse).
-    var onlyField: Int?
 
     /// Parses the bytes that `chunks` yields.
     init(chunks: ByteChunks) {
@@ -44,36 +41,18 @@ final class CSVRecordParser {
             var fields: [String] = []
             var invalid: [Int] = []
             var field: [UInt8] = []
-            let onlyField = self.onlyField
-            // Bytes of fields other than `onlyField` are not kept; whether the first field had
-            // any still decides a blank line.
-            var keeping = onlyField == nil || onlyField == 0
-            var firstFieldEmpty = true
-            var skippedBytes = false
             func endField() {
-                if fields.isEmpty { firstFieldEmpty = field.isEmpty && !skippedBytes }
-                defer {
-                    keeping = onlyField == nil || fields.count == onlyField
-                    skippedBytes = false
-                }
-                if let onlyField, fields.count != onlyField {
-                    fields.append("")
-                    return
-                }
                 let (text, valid) = CellText.decode(field[...])
                 if !valid { invalid.append(fields.count) }
                 fields.append(text)
             }
             var quoted = false      // inside a quoted section
             var fieldHasData = false
-            func keep(_ byte: UInt8) {
-                if keeping { field.append(byte) } else { skippedBytes = true }
-            }
             while true {
                 guard try fill() else {
                     if quoted { throw CSVParseError.unterminatedQuote(line: start) }
                     endField()
-                    return finish(fields, invalid, start, blank: firstFieldEmpty)
+                    return finish(fields, invalid, start)
                 }
                 let byte = buffer[position]
                 position += 1
@@ -81,13 +60,13 @@ final class CSVRecordParser {
                     if byte == UInt8(ascii: "\"") {
                         if try peek() == UInt8(ascii: "\"") {
                             position += 1
-                            keep(byte)
+                            field.append(byte)
                         } else {
                             quoted = false
                         }
                     } else {
                         if byte == UInt8(ascii: "\n") { line += 1 }
-                        keep(byte)
+                        field.append(byte)
                     }
                     continue
                 }
@@ -103,15 +82,15 @@ final class CSVRecordParser {
                     if try peek() == UInt8(ascii: "\n") { position += 1 }
                     line += 1
                     endField()
-                    if let record = finish(fields, invalid, start, blank: firstFieldEmpty) { return record }
+                    if let record = finish(fields, invalid, start) { return record }
                     continue nextRecord
                 case UInt8(ascii: "\n"):
                     line += 1
                     endField()
-                    if let record = finish(fields, invalid, start, blank: firstFieldEmpty) { return record }
+                    if let record = finish(fields, invalid, start) { return record }
                     continue nextRecord
                 default:
-                    keep(byte)
+                    field.append(byte)
                     fieldHasData = true
                 }
             }
@@ -137,16 +116,19 @@ final class CSVRecordParser {
         sawFirstChunk = true
     }
 
+    /// The file offset of the next byte to parse, and its line: where the records after the
+    /// header start (`CSVSourceScanner`).
+    var nextByte: (offset: Int, line: Int) { (bufferStart + position, line) }
+
     /// Whether bytes are in hand or a read would not wait.
     var isReady: Bool { position < buffer.count || atEnd || chunks.isReady }
 
     /// The chunk read after a seek: several records' worth (a longer record reads on).
     static let seekChunkSize = 1024
 
-    /// Returns the record, or nil for a blank line (one empty field: `blank` says whether the
-    /// first field was empty), which is skipped.
-    private func finish(_ fields: [String], _ invalid: [Int], _ start: Int, blank: Bool) -> Record? {
-        if fields.count == 1 && blank { return nil }
+    /// Returns the record, or nil for a blank line (one empty field), which is skipped.
+    private func finish(_ fields: [String], _ invalid: [Int], _ start: Int) -> Record? {
+        if fields.count == 1 && fields[0].isEmpty { return nil }
         return Record(line: start, fields: fields, invalid: invalid)
     }
 

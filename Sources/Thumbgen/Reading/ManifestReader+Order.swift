@@ -11,12 +11,19 @@ extension ManifestReader {
         var digest: ManifestDigest?
     }
 
+    /// Where a CSV manifest's records start (after its header: the byte and the line), how
+    /// many columns its header has and which is `src`.
+    struct CSVStart {
+        var offset: Int, line: Int, columns: Int, sourceField: Int
+    }
+
     /// Reads the manifest at `path` once, through its own handle, noting where each record
-    /// `keeps` keeps starts and which source it names. Only the `src` cell of a CSV record is made
-    /// into text. Throws what makes the file unreadable from its start, and when `stop` is
-    /// pressed meanwhile.
-    static func scan(path: String, jsonLines: Bool, keeps: ((String?) -> Bool)?, stop: Cancellation?,
-                     hashing: Bool) throws(ManifestError) -> Scan {
+    /// `keeps` keeps starts and which source it names: a CSV file (`csv` says where its
+    /// records start) by `CSVSourceScanner`, which makes no cell into text; a JSON Lines file
+    /// by its parser. Throws when `stop` is pressed meanwhile; an error in the file ends the
+    /// pass, to be thrown after its records.
+    static func scan(path: String, csv: CSVStart?, keeps: ((String?) -> Bool)?,
+                     stop: Cancellation?, hashing: Bool) throws(ManifestError) -> Scan {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw .unreadable(path: path, reason: "permission denied or not a file")
         }
@@ -30,7 +37,28 @@ extension ManifestReader {
             chunks.onChunk = { digest.hasher.update(data: $0) }
             scan.digest = digest
         }
-        if jsonLines {
+        if let csv {
+            // The bytes before `csv.offset` (the header) are read for the digest only.
+            var scanner = CSVSourceScanner(sourceField: csv.sourceField, columns: csv.columns,
+                                           offset: csv.offset, line: csv.line)
+            var read = 0
+            func found(_ record: CSVSourceScanner.Found) {
+                if let keeps, !keeps(record.source.map { CellText.decode($0).text }) { return }
+                scan.order.add(offset: record.offset, line: record.line, sourceBytes: record.source)
+            }
+            do {
+                while let chunk = try chunks.next() {
+                    defer { read += chunk.count }
+                    let skip = max(0, min(chunk.count, csv.offset - read))
+                    chunk.withUnsafeBytes { scanner.scan(UnsafeRawBufferPointer(rebasing: $0[skip...]), found) }
+                }
+                try scanner.finish(found)
+            } catch CSVParseError.unterminatedQuote(let line) {
+                scan.error = .unterminatedQuote(path: path, line: line)
+            } catch {
+                scan.error = .unreadable(path: path, reason: "\(error)")
+            }
+        } else {
             let parser = JSONLinesParser(chunks: chunks)
             do {
                 while let entry = try parser.next() {
@@ -38,26 +66,6 @@ extension ManifestReader {
                     if let keeps, !keeps(source) { continue }
                     scan.order.add(offset: parser.recordOffset, line: line, source: source)
                 }
-            } catch {
-                scan.error = .unreadable(path: path, reason: "\(error)")
-            }
-        } else {
-            let parser = CSVRecordParser(chunks: chunks)
-            let columns = try readHeader(parser, path: path)
-            // `readHeader` makes sure there is one.
-            let column = columns.firstIndex(of: .src) ?? 0
-            parser.onlyField = column
-            do {
-                while let record = try parser.next() {
-                    // As `ManifestReader.next` gives the record: no `src` for an empty cell, nor
-                    // for a record with more fields than the header (a row error).
-                    let fits = record.fields.count <= columns.count && column < record.fields.count
-                    let source = fits && !record.fields[column].isEmpty ? record.fields[column] : nil
-                    if let keeps, !keeps(source) { continue }
-                    scan.order.add(offset: parser.recordOffset, line: record.line, source: source)
-                }
-            } catch CSVParseError.unterminatedQuote(let line) {
-                scan.error = .unterminatedQuote(path: path, line: line)
             } catch {
                 scan.error = .unreadable(path: path, reason: "\(error)")
             }

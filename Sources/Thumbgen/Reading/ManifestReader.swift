@@ -71,7 +71,14 @@ public final class ManifestReader {
             source = .csv(parser, columns: try Self.readHeader(parser, path: path))
         }
         if regroups {
-            let scan = try Self.scan(path: path, jsonLines: isJSONLines, keeps: keeps, stop: stop, hashing: hashing)
+            var csv: CSVStart?
+            if case .csv(let parser, let columns) = source {
+                let next = parser.nextByte
+                csv = CSVStart(offset: next.offset, line: next.line, columns: columns.count,
+                               sourceField: columns.firstIndex(of: .src) ?? 0)
+            }
+            let scan = try Self.scan(path: path, csv: csv, keeps: keeps, stop: stop,
+                                     hashing: hashing)
             recordCount = scan.order.count
             // A manifest that keeps its sources together is read on as it comes, holding
             // nothing (its error comes again where the first pass met it).

@@ -36,11 +36,26 @@ struct SourceOrder {
     /// Notes the next record in manifest order: its first byte, its line and its `src` cell
     /// (nil for a record whose cells could not be read, which runs alone).
     mutating func add(offset: Int, line: Int, source: String?) {
-        let number: UInt32
-        if let source {
+        add(offset: offset, line: line, key: source.map { source in
             var hasher = Hasher()
             hasher.combine(source)
-            let key = hasher.finalize()
+            return hasher.finalize()
+        })
+    }
+
+    /// Notes the next record as above, given its `src` cell's bytes (one file's records are
+    /// all given as text or all as bytes: the two hash apart).
+    mutating func add(offset: Int, line: Int, sourceBytes: ArraySlice<UInt8>?) {
+        add(offset: offset, line: line, key: sourceBytes.map { bytes in
+            var hasher = Hasher()
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+            return hasher.finalize()
+        })
+    }
+
+    private mutating func add(offset: Int, line: Int, key: Int?) {
+        let number: UInt32
+        if let key {
             if let known = numbers[key] {
                 number = known
             } else {
