@@ -7,7 +7,8 @@ import Synchronization
 /// Results arrive in any order; each waits only until the rows read before it are in, like
 /// the report's (`ReportStream`), and a source's entry is written once the next row names
 /// another source: memory holds one source's outputs and the admission window, not the run.
-/// A manifest that names a source again further on gives it a second entry. The file is
+/// Rows come source by source (a manifest file's all of them, `SourceOrder`); a source whose
+/// rows standard input put further apart than its window gets an entry per stretch. The file is
 /// written under a locked temporary name beside it and renamed into place by `finish`.
 /// Layout (schema 1, `docs/index.schema.json`):
 /// `{"schema":1,"sources":[ one entry per line ]}`.
