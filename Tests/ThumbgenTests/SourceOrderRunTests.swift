@@ -65,7 +65,7 @@ struct SourceOrderRunTests {
         try space.folder.write(Self.manifest("grouped"), to: "grouped.csv")
         try space.folder.write(Self.manifest(order), to: "other.csv")
         let grouped = try await Self.run(space, manifest: "grouped.csv", out: "grouped")
-        let other = try await Self.run(space, manifest: "other.csv", out: "other")
+        let other = try await Self.run(space, manifest: "other.csv", out: "other", extra: ["--index", "other.index.json"])
         #expect(grouped.status == 0 && other.status == 0, "\(grouped.stderr)\n\(other.stderr)")
 
         let decodes = try Self.decodes(space.folder.file("other.events"))
@@ -78,6 +78,10 @@ struct SourceOrderRunTests {
 
         let report = try Report.read(space.folder.file("other.json"))
         #expect(report.rows.map(\.row) == Array(2..<(2 + decodes.count)))
+        // The index lists each source once, with its four sizes.
+        let index = try ReportSchemaTests.json(space.folder.file("other.index.json"))
+        let entries = try #require(index["sources"] as? [[String: Any]])
+        #expect(Set(entries.compactMap { $0["src"] as? String }) == Set(Self.names.map { "\($0).png" }) && entries.count == 4)
         #expect(report.rows.allSatisfy { $0.status == "written" })
         let made = try Self.outputs(space, "other"), expected = try Self.outputs(space, "grouped")
         #expect(made.count == decodes.count && made.keys.sorted() == expected.keys.sorted())
