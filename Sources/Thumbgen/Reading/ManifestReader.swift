@@ -56,9 +56,9 @@ public final class ManifestReader {
         let isJSONLines = jsonLines ?? (ext == "jsonl" || ext == "ndjson")
         let chunks = ByteChunks(handle: handle, stop: stop)
         var info = stat()
-        let regroups = bySource && path != "-" && fstat(handle.fileDescriptor, &info) == 0
+        let readsTwice = bySource && path != "-" && fstat(handle.fileDescriptor, &info) == 0
             && (info.st_mode & S_IFMT) == S_IFREG
-        if hashing && !regroups {
+        if hashing && !readsTwice {
             let digest = ManifestDigest()
             chunks.onChunk = { digest.hasher.update(data: $0) }
             self.digest = digest
@@ -70,7 +70,7 @@ public final class ManifestReader {
             let parser = CSVRecordParser(chunks: chunks)
             source = .csv(parser, columns: try Self.readHeader(parser, path: path))
         }
-        if regroups {
+        if readsTwice {
             var csv: CSVStart?
             if case .csv(let parser, let columns) = source {
                 let next = parser.nextByte
@@ -85,6 +85,7 @@ public final class ManifestReader {
             if !scan.order.isManifestOrder {
                 order = scan.order
                 orderError = scan.error
+                regroups = true
             }
             if let digest = scan.digest { self.digest = digest }
         }
@@ -99,7 +100,7 @@ public final class ManifestReader {
 
     /// Whether `next()` returns the records source by source, in another order than the
     /// manifest's (read `bySource`, and the manifest did not keep its sources together).
-    public var regroups: Bool { order != nil }
+    public private(set) var regroups = false
 
     /// Never called: the lines of a whole file, announced at once, would cost the report 8
     /// bytes a row twice over, where its records sorted at the end cost nothing more
@@ -145,8 +146,10 @@ public final class ManifestReader {
 
     /// The next record or row error; nil at the end of the manifest.
     public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
-        guard let order else { return try nextInFile() }
-        guard returned < order.count else {
+        guard regroups else { return try nextInFile() }
+        guard let order, returned < order.count else {
+            // Let go of the order (16 bytes a record) before the report is put in order.
+            self.order = nil
             if let orderError { throw orderError }
             return nil
         }

@@ -23,8 +23,12 @@ struct WaitingRecords {
 
     private var inMemory: [Int: [UInt8]] = [:]
     private var memoryBytes = 0
-    /// The records in the file: their rows, where they start, how long they are.
-    private var inFile: [(row: UInt32, count: UInt32, offset: Int)] = []
+    /// One record in the file: its row, where it starts, how long it is.
+    private typealias Entry = (row: UInt32, count: UInt32, offset: Int)
+    /// The records in the file, in blocks of `blockEntries`: one array grown by doubling would
+    /// hold up to twice the entries, and three times while it is copied.
+    private var inFile: [[Entry]] = []
+    private static let blockEntries = 1 << 16
     private var file: Int32 = -1
     private var fileSize = 0
     /// Records appended to the file but not yet written to it.
@@ -66,9 +70,12 @@ struct WaitingRecords {
         inMemory = [:]
         guard isSpilling else { return }
         try flushBlock()
-        inFile.sort { $0.row < $1.row }
+        var entries: [Entry] = []
+        entries.reserveCapacity(inFile.reduce(0) { $0 + $1.count })
+        while let block = inFile.popLast() { entries += block }
+        entries.sort { $0.row < $1.row }
         var record: [UInt8] = []
-        for entry in inFile {
+        for entry in entries {
             record.removeAll(keepingCapacity: true)
             record.append(contentsOf: repeatElement(0, count: Int(entry.count)))
             let read = record.withUnsafeMutableBytes { pread(file, $0.baseAddress, $0.count, off_t(entry.offset)) }
@@ -86,7 +93,11 @@ struct WaitingRecords {
     }
 
     private mutating func append(row: Int, record: ArraySlice<UInt8>) throws {
-        inFile.append((UInt32(truncatingIfNeeded: row), UInt32(record.count), fileSize + block.count))
+        if inFile.last.map({ $0.count == Self.blockEntries }) ?? true {
+            inFile.append([])
+            inFile[inFile.count - 1].reserveCapacity(Self.blockEntries)
+        }
+        inFile[inFile.count - 1].append((UInt32(truncatingIfNeeded: row), UInt32(record.count), fileSize + block.count))
         block.append(contentsOf: record)
         if block.count >= 1 << 20 { try flushBlock() }
     }
