@@ -63,7 +63,7 @@ struct ManifestRunner {
                 let keeps = shard.map { shard in { (src: String?) in shard.owns(src: src) } }
                 let file = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
                                               hashing: shard != nil, bySource: true, keeps: keeps)
-                reader = manifest == "-" ? SourceWindow(file, keeps: keeps) : file
+                reader = manifest == "-" ? SourceWindow(file) : file
             case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree
@@ -89,8 +89,6 @@ struct ManifestRunner {
         if let count = (reader as? ManifestReader)?.recordCount {
             // The first pass over the file counted them (this shard's only).
             if outputs.progress.isShown { outputs.progress.setTotal(count) }
-        } else if case .manifest(let manifest) = input, !jsonLines && manifest != "-" {
-            countRows(manifest, into: outputs.progress)
         }
         if case .tree(_, let counting) = input { countRows(of: counting, into: outputs.progress) }
         var configuration = configuration
@@ -113,11 +111,15 @@ struct ManifestRunner {
             }
         }
         let parser = recipe.parser(baseDirectory: reader.baseDirectory)
+        // A manifest's reader returns this shard's records only (`keeps`); a walk's rows are
+        // sorted by the feed.
+        var feedShard: Shard?
+        if case .tree = input { feedShard = shard }
 
         var manifestError: ManifestError?
         do {
             try stop.whileRegistered({ [pipeline] in pipeline.cancel() }) { () throws(ManifestError) in
-                try ManifestFeed.run(reader, parser: parser, pipeline: pipeline, shard: shard,
+                try ManifestFeed.run(reader, parser: parser, pipeline: pipeline, shard: feedShard,
                                     willRun: outputs.expectRun(line:), willReport: outputs.expectReport(line:))
             }
         } catch {
@@ -153,30 +155,6 @@ struct ManifestRunner {
         if let manifestError { throw fail(manifestError.description, ExitStatus.unusable) }
         if case .tree(let tree, _) = input { try WalkOptions.report(tree.problems) }
         if summary.failed > 0 && failOn == .error { throw ExitStatus.rowFailed }
-    }
-
-    /// Counts the manifest's rows on a thread of its own, so that the progress line can show a
-    /// total and a time left while the run reads the same file.
-    /// Only a regular file is read twice: a pipe (`<(...)`, a FIFO) would lose to this reader
-    /// the rows the run needs.
-    private func countRows(_ manifest: String, into progress: ProgressDisplay) {
-        var info = stat()
-        guard progress.isShown, stat(manifest, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return }
-        let (path, shard) = (manifest, self.shard)
-        Thread.detachNewThread {
-            // A shard counts only its own rows, which takes the full reader (`Shard.owns` reads
-            // the `src` cell); without one, the byte scan counts them all.
-            guard let shard else {
-                if let count = CSVRecordCounter.dataRows(path: path) { progress.setTotal(count) }
-                return
-            }
-            guard let reader = try? ManifestReader(path: path) else { return }
-            var count = 0
-            while let entry = try? reader.next() {
-                if shard.owns(entry) { count += 1 }
-            }
-            progress.setTotal(count)
-        }
     }
 
     /// Counts a walk's rows (this shard's only) on a thread of its own, with a second walk of

@@ -20,11 +20,7 @@ public enum ManifestFeed {
         reader.onWait = { pipeline.flush() }
         while !pipeline.isCancelled, let entry = try reader.next() {
             if let shard, !shard.owns(entry) { continue }
-            let line: Int
-            switch entry {
-            case .failure(let error): line = error.row
-            case .success(let record): line = record.line
-            }
+            let line = entry.lineAndSource.line
             willRun?(line)
             if !regroups { willReport?(line) }
             switch entry {

@@ -28,12 +28,13 @@ public final class ManifestReader {
     /// format is JSON Lines for `.jsonl` and `.ndjson` files, CSV otherwise. Once `stop` is
     /// pressed the manifest reads as ended, even while its input is open and silent.
     /// `hashing` keeps the SHA-256 of the bytes read (`sha256`). `bySource` reads a regular
-    /// file's records source by source (above), only those whose `src` cell (nil: none, or
-    /// unreadable) `keeps` keeps (a shard's).
+    /// file's records source by source (above). Only the records whose `src` cell (nil: none,
+    /// or unreadable) `keeps` keeps (a shard's) are returned.
     public init(path: String, jsonLines: Bool? = nil, stop: Cancellation? = nil,
                 hashing: Bool = false, bySource: Bool = false,
                 keeps: ((String?) -> Bool)? = nil) throws(ManifestError) {
         self.path = path
+        self.keeps = keeps
         let handle: FileHandle
         if path == "-" {
             handle = FileHandle.standardInput
@@ -91,6 +92,9 @@ public final class ManifestReader {
         }
     }
 
+    /// Which records are returned, by their `src` cell (nil: all).
+    private let keeps: ((String?) -> Bool)?
+
     /// The run order of a manifest read `bySource`; nil when it is read as it comes.
     private var order: SourceOrder?
     /// How many records of `order` were returned.
@@ -146,7 +150,15 @@ public final class ManifestReader {
 
     /// The next record or row error; nil at the end of the manifest.
     public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
-        guard regroups else { return try nextInFile() }
+        guard regroups else {
+            // The first pass kept only these records in its order; read as they come, they
+            // are sorted here.
+            while let entry = try nextInFile() {
+                if let keeps, !keeps(entry.lineAndSource.source) { continue }
+                return entry
+            }
+            return nil
+        }
         guard let order, returned < order.count else {
             // Let go of the order (16 bytes a record) before the report is put in order.
             self.order = nil

@@ -32,14 +32,12 @@ public final class SourceWindow: RecordSource {
     /// Records without a source (cells unreadable) each run alone, under a key of their own.
     private var unnamed = 0
     private var atEnd = false
-    private let keeps: ((String?) -> Bool)?
 
-    /// Groups `reader`'s records within `size` records, only those whose `src` cell `keeps`
-    /// keeps (a shard's).
-    public init(_ reader: ManifestReader, size: Int = SourceWindow.defaultSize, keeps: ((String?) -> Bool)? = nil) {
+    /// Groups `reader`'s records (a shard's, when the reader keeps only those) within `size`
+    /// records.
+    public init(_ reader: ManifestReader, size: Int = SourceWindow.defaultSize) {
         self.reader = reader
         self.size = max(1, size)
-        self.keeps = keeps
     }
 
     /// The reader's folder.
@@ -88,7 +86,6 @@ public final class SourceWindow: RecordSource {
                 return
             }
             let (line, source) = entry.lineAndSource
-            if let keeps, !keeps(source) { continue }
             onRead?(line)
             let key: Int
             if let source {
