@@ -17,6 +17,7 @@
 #define INTERPOLATE_SCALE (1 << INTERPOLATE_SHIFT)
 #define MAX_POINT 2000              // presample.h: libvips refuses longer masks
 #define VECTOR_MAX_POINT 50         // reducev.cpp: 10 passes of 5 taps, else the C path
+#define DOT_LANES 16                // taps a horizontal mask is padded to a multiple of (`DOT16`)
 #define PI 3.14159265358979323846   // VIPS_PI
 
 // The two reduce loops are built twice, for AVX2 and for any x86-64, and the one the processor
@@ -151,7 +152,9 @@ typedef struct {
     unsigned char ready[TRANSFORM_SCALE + 1];
     unsigned char narrow_ready[TRANSFORM_SCALE + 1];    // 1: made, 2: does not fit
     int *fixed;             // (TRANSFORM_SCALE + 1) × n: 20.12 (C path) or 2.6 (vector path)
-    int16_t *narrow;        // the same 20.12 values as 16 bits, when every one fits (reduceh)
+    int16_t *narrow;        // the same 20.12 values as 16 bits, when every one fits (reduceh),
+                            // each mask padded with zeros to `wide` taps
+    int wide;               // n rounded up to a multiple of DOT_LANES
     double *scratch;        // n
 } reducer;
 
@@ -165,7 +168,8 @@ static int reducer_init(reducer *r, int kernel, int vector, double shrink, doubl
     r->offset = (1 + extra_pixels) / 2.0 - 1;
     r->edge = (int) ceil(r->n / 2.0) - 1;
     r->fixed = malloc(sizeof(int) * (size_t) r->n * (TRANSFORM_SCALE + 1));
-    r->narrow = malloc(sizeof(int16_t) * (size_t) r->n * (TRANSFORM_SCALE + 1));
+    r->wide = (r->n + DOT_LANES - 1) / DOT_LANES * DOT_LANES;
+    r->narrow = calloc((size_t) r->wide * (TRANSFORM_SCALE + 1), sizeof(int16_t));
     r->scratch = malloc(sizeof(double) * (size_t) r->n);
     return r->fixed && r->narrow && r->scratch ? 0 : -1;
 }
@@ -193,7 +197,7 @@ static const int *reducer_mask(reducer *r, int t) {
 // Mask `t` as 16-bit values, or NULL when one does not fit (a mask's values are at most about
 // 1.0, 4,096, so this does not happen with libvips' kernels).
 static const int16_t *reducer_narrow_mask(reducer *r, int t) {
-    int16_t *narrow = r->narrow + (size_t) t * r->n;
+    int16_t *narrow = r->narrow + (size_t) t * r->wide;
     if (!r->narrow_ready[t]) {
         const int *fixed = reducer_mask(r, t);
         r->narrow_ready[t] = 1;
@@ -321,13 +325,20 @@ static void reduce_rows(reducer *r, const tg_pixels *in, double position, int32_
     }
 }
 
-// A sum of products of 16-bit values, written so that it vectorises (pmaddwd); integer sums,
-// so the order of the additions does not change the result.
-static inline int dot16(const int16_t *restrict c, const int16_t *restrict p, int n) {
-    int sum = 0;
-    for (int i = 0; i < n; i++) sum += c[i] * p[i];
-    return sum;
-}
+// A sum of products of 16-bit values over `wide` taps, a multiple of DOT_LANES, so that the
+// whole sum is vector code (pmaddwd) with no scalar tail: a mask of 7 or 13 taps left the loop
+// scalar. The taps past a mask's own are zero, so they add nothing, and integer sums do not
+// depend on the order of the additions: the result is the n-tap sum's, bit for bit.
+// A macro, not a function: a function outside the caller's `target_clones` is called out of
+// line from the AVX2 clone, and compiled for the baseline only.
+#define DOT16(sum, c, p, wide) do { \
+        const int16_t *restrict dot_c = (c), *restrict dot_p = (p); \
+        int dot_sum = 0; \
+        for (int i = 0; i < (wide); i += DOT_LANES) { \
+            for (int j = 0; j < DOT_LANES; j++) dot_sum += dot_c[i + j] * dot_p[i + j]; \
+        } \
+        (sum) = dot_sum; \
+    } while (0)
 
 // reduceh.cpp: one row. `padded` is the row with its edge pixels repeated `r->edge` times on
 // the left and `r->n` times on the right, as libvips embeds it; `planes` has room for its
@@ -350,7 +361,7 @@ static void reduce_columns(reducer *r, const uint8_t *padded, int padded_width, 
         for (int b = 0; b < bands; b++) {
             int sum;
             if (narrow) {
-                sum = dot16(narrow, planes + (size_t) b * padded_width + left, n);
+                DOT16(sum, narrow, planes + (size_t) b * padded_width + left, r->wide);
             } else {
                 const int *c = reducer_mask(r, t);
                 const int16_t *p = planes + (size_t) b * padded_width + left;
@@ -441,7 +452,9 @@ static int reduce_both(const tg_pixels *in, double hshrink, double vshrink, doub
     sums = malloc(sizeof(int32_t) * (size_t) in->width * bands);
     const int padded_width = shrunk_w + columns_r.edge + columns_r.n;
     padded = malloc((size_t) padded_width * bands);
-    planes = malloc(sizeof(int16_t) * (size_t) padded_width * bands);
+    // Room past the last plane for the zero taps of a padded mask (`DOT16`), zeroed so that
+    // no byte read is undefined.
+    planes = calloc((size_t) padded_width * bands + DOT_LANES, sizeof(int16_t));
     if (!row || !columns || !sums || !padded || !planes) goto done;
 
     for (int y = 0; y < out_height; y++) {

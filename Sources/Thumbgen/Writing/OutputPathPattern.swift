@@ -27,29 +27,25 @@ struct OutputPathPattern: Sendable, Hashable {
     /// The pattern of `template` for a row whose known values are `name`, `fit` and `row`; nil
     /// when the template renders to no path at all (the row fails on its own then).
     init?(template: String, name: String, fit: Fit, row: Int) {
+        self.init(parsed: ParsedTemplate(template), name: name, fit: fit, row: row)
+    }
+
+    /// The pattern of a template parsed before (`ParsedTemplate`), for a row's known values.
+    init?(parsed template: ParsedTemplate, name: String, fit: Fit, row: Int) {
         var pieces: [Piece] = []
         var text = ""
-        var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            text += rest[..<open]
-            let unknown: Piece?
-            switch rest[rest.index(after: open)..<close] {
-            case "w", "h": unknown = .number
-            case "ext": unknown = .word
-            case "hash8": unknown = .hash
-            case "name": unknown = nil; text += name
-            case "fit": unknown = nil; text += fit.rawValue
-            case "row": unknown = nil; text += String(row)
-            default: unknown = nil; text += rest[open...close]
-            }
-            if let unknown {
+        for part in template.parts {
+            switch part {
+            case .text(let t): text += t
+            case .name: text += name
+            case .fit: text += fit.rawValue
+            case .row: text += String(row)
+            case .unknown(let unknown):
                 if !text.isEmpty { pieces.append(.text(text)) }
                 text = ""
                 pieces.append(unknown)
             }
-            rest = rest[rest.index(after: close)...]
         }
-        text += rest
         if !text.isEmpty { pieces.append(.text(text)) }
         guard !pieces.isEmpty else { return nil }
         // A path with `//` or `./` is normalized before it is claimed, which a pattern cannot
@@ -60,6 +56,42 @@ struct OutputPathPattern: Sendable, Hashable {
         }
         self.pieces = needsNormalizing ? [.anything] : pieces
         if !needsNormalizing, case .text(let t)? = pieces.first { prefix = Array(t.utf8) } else { prefix = [] }
+    }
+
+    /// An `out` template cut at its placeholders once, so that each row's pattern is put
+    /// together without reading the template again.
+    struct ParsedTemplate: Sendable {
+        enum Part: Sendable {
+            case text(String)
+            case name, fit, row
+            case unknown(Piece)
+        }
+
+        let template: String
+        let parts: [Part]
+        /// Whether the template names `{row}` (its pattern differs on every row).
+        var namesRow: Bool { parts.contains { if case .row = $0 { true } else { false } } }
+
+        init(_ template: String) {
+            self.template = template
+            var parts: [Part] = []
+            var rest = Substring(template)
+            while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+                if open > rest.startIndex { parts.append(.text(String(rest[..<open]))) }
+                switch rest[rest.index(after: open)..<close] {
+                case "w", "h": parts.append(.unknown(.number))
+                case "ext": parts.append(.unknown(.word))
+                case "hash8": parts.append(.unknown(.hash))
+                case "name": parts.append(.name)
+                case "fit": parts.append(.fit)
+                case "row": parts.append(.row)
+                default: parts.append(.text(String(rest[open...close])))
+                }
+                rest = rest[rest.index(after: close)...]
+            }
+            if !rest.isEmpty { parts.append(.text(String(rest))) }
+            self.parts = parts
+        }
     }
 
     /// Whether the pattern can render to the path whose UTF-8 bytes are `path` (normalized).
@@ -100,6 +132,8 @@ struct OutputPathPattern: Sendable, Hashable {
 /// The pattern of the row made just before, made again only when a row's template, source or
 /// fit differ (or its template holds `{row}`): a source's rows, one per size, follow one another,
 /// and making the pattern (and the source's `{name}`) was a fifth of a warm run's reading thread.
+/// The templates met lately are kept parsed: a manifest's rows cycle through a few (one per
+/// size), and reading one again was most of the cost of a row whose source or template changed.
 final class OutputPathPatternMemo: Sendable {
     private struct Last {
         var template: String
@@ -109,6 +143,7 @@ final class OutputPathPatternMemo: Sendable {
     }
 
     private let last = Mutex<Last?>(nil)
+    private let parsed = Mutex<[OutputPathPattern.ParsedTemplate]>([])
 
     /// `OutputPathPattern(template:name:fit:row:)` for a row of `source` (its `stem` is the
     /// name), from the last one made when it serves.
@@ -120,8 +155,15 @@ final class OutputPathPatternMemo: Sendable {
         }) {
             return hit.pattern
         }
-        let pattern = OutputPathPattern(template: template, name: source.stem, fit: fit, row: row)
-        if !template.containsBytes("{row}") {
+        let form = parsed.withLock { recent in
+            if let known = recent.first(where: { $0.template == template }) { return known }
+            let form = OutputPathPattern.ParsedTemplate(template)
+            if recent.count == 32 { recent.removeFirst() }
+            recent.append(form)
+            return form
+        }
+        let pattern = OutputPathPattern(parsed: form, name: source.stem, fit: fit, row: row)
+        if !form.namesRow {
             last.withLock { $0 = Last(template: template, source: source, fit: fit, pattern: pattern) }
         }
         return pattern
