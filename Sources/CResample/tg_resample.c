@@ -433,7 +433,7 @@ static int plan_columns(int width, double hshrink, double gap, int kernel, int *
 
 // vips_reducev then vips_reduceh (each with `gap`) over `in`, into `out`.
 static int reduce_both(const tg_pixels *in, double hshrink, double vshrink, double gap, int kernel,
-                       int vector, uint8_t *out, size_t out_stride, int out_width,
+                       int vector, int strip, uint8_t *out, size_t out_stride, int out_width,
                        int out_height) {
     image shrunk = { 0 };
     const tg_pixels *source;
@@ -457,15 +457,22 @@ static int reduce_both(const tg_pixels *in, double hshrink, double vshrink, doub
     planes = calloc((size_t) padded_width * bands + DOT_LANES, sizeof(int16_t));
     if (!row || !columns || !sums || !padded || !planes) goto done;
 
+    double running = 0.0;
     for (int y = 0; y < out_height; y++) {
         const uint8_t *line;
         if (rows_r.n) {
-            // Worked out afresh for each row, as libvips' reducev does for each region it
-            // makes: its output is pulled a row at a time (measured over 204 sizes; a running
-            // sum, as reduceh keeps along a row, differs in the last bit where a row's window
-            // starts exactly on a mask boundary, and picks the other mask).
-            const double position = (y + 0.5) * rows_r.shrink - 0.5 - rows_r.offset;
-            reduce_rows(&rows_r, source, position, sums, row);
+            // libvips' reducev works the position out at the top of each region it makes and
+            // adds the shrink for each row after it; a sum of a factor that is no binary
+            // fraction drifts in the last bit, and picks the other mask where a window starts
+            // exactly on a boundary between two. With `strip`, the regions are strips that
+            // tall (tg_jpeg_write's); without, the position is worked out afresh for each
+            // row, as a region of one row has it.
+            if (strip <= 0 || y % strip == 0) {
+                running = (y + 0.5) * rows_r.shrink - 0.5 - rows_r.offset;
+            } else {
+                running += rows_r.shrink;
+            }
+            reduce_rows(&rows_r, source, running, sums, row);
             line = row;
         } else {
             line = source->pixels + source->stride * y;
@@ -501,17 +508,17 @@ static int supported(const tg_pixels *in, int kernel) {
 }
 
 int tg_resample_resize(const tg_pixels *in, double hscale, double vscale, int kernel, int vector,
-                       uint8_t *out, size_t out_stride, int out_width, int out_height) {
+                       int strip, uint8_t *out, size_t out_stride, int out_width, int out_height) {
     if (!supported(in, kernel) || hscale > 1.0 || vscale > 1.0) return -1;
     // resize.c: neither axis below one pixel; no step along an axis that keeps its size.
     hscale = fmax(hscale, 1.0 / in->width);
     vscale = fmax(vscale, 1.0 / in->height);
     return reduce_both(in, 1.0 / hscale, 1.0 / vscale, 2.0, kernel,
-                       vector, out, out_stride, out_width, out_height);
+                       vector, strip, out, out_stride, out_width, out_height);
 }
 
 int tg_resample_shrink_reduce(const tg_pixels *in, int hbox, int vbox, int kernel, int vector,
-                              uint8_t *out, size_t out_stride, int out_width, int out_height) {
+                              int strip, uint8_t *out, size_t out_stride, int out_width, int out_height) {
     if (!supported(in, kernel) || hbox < 1 || vbox < 1
         || in->width % hbox != 0 || in->height % vbox != 0) return -1;
     image rows = { 0 }, both = { 0 };
@@ -526,7 +533,7 @@ int tg_resample_shrink_reduce(const tg_pixels *in, int hbox, int vbox, int kerne
         source = &both.view;
     }
     status = reduce_both(source, (double) source->width / out_width,
-                         (double) source->height / out_height, 0.0, kernel, vector, out, out_stride,
+                         (double) source->height / out_height, 0.0, kernel, vector, strip, out, out_stride,
                          out_width, out_height);
 done:
     free(rows.pixels);

@@ -135,6 +135,39 @@ struct NativeResampleTests {
         #expect(compared == 20)
     }
 
+    /// A JPEG streamed from a loader opened for one pass: libvips caches its vertical reduce in
+    /// strips of 10 rows (`VipsImageRef.sequentialReduceStrip`), each position worked out at
+    /// a strip's top and summed after. 301 and 601 rows to 192 put windows exactly on a
+    /// mask boundary, where that sum and a position worked out afresh pick different masks:
+    /// the C resampler given the strip makes libvips' streamed bytes, and without it (rows one
+    /// at a time, as pixels several rows share are resampled) it does not.
+    @Test("A lone JPEG held in memory: the C resampler makes libvips' streamed bytes, strip by strip",
+          arguments: [(400, 301), (800, 601)])
+    func sequentialStrips(size: (Int, Int)) throws {
+        try VipsRuntime.start()
+        let folder = try TemporaryDirectory("resample-strips")
+        let source = try Self.source(width: size.0, height: size.1, bands: 3, seed: 21)
+        let jpeg = try VipsOperationCall.blob("jpegsave_buffer", input: source.pointer, output: "buffer")
+        let file = try folder.write(jpeg, to: "strips.jpg")
+        let (width, height) = (256, 192)
+        let choice = ResampleChoice(width: size.0, height: size.1, targetWidth: width, targetHeight: height,
+                                    kernel: .lanczos3, frames: 1)
+        let streamed = try VipsImageRef.loadJPEG(path: file.path, shrinkFactor: 1, access: .sequential,
+                                                 strictness: .error)
+        #expect(streamed.isSequential)
+        let expected = try Self.libvips(streamed, x: 0, y: 0, width: size.0, height: size.1, to: width, height,
+                                        kernel: .lanczos3).rawPixels()
+        let held = try VipsImageRef.loadJPEG(path: file.path, shrinkFactor: 1, access: .sequential,
+                                             strictness: .error).copiedToMemory()
+        func made(strip: Int) throws -> Data {
+            try #require(held.resampledInMemory(x: 0, y: 0, width: size.0, height: size.1, toWidth: width,
+                                                height: height, kernel: .lanczos3, preShrink: choice.preShrink,
+                                                vectorCode: choice.vectorCode, strip: strip, checked: false)).rawPixels()
+        }
+        #expect(try made(strip: VipsImageRef.sequentialReduceStrip) == expected)
+        #expect(try made(strip: 0) != expected)
+    }
+
     @Test("An area inside the image (a crop) reads only that area, edges repeated as libvips does")
     func area() throws {
         try VipsRuntime.start()

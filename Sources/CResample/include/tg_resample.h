@@ -35,14 +35,18 @@ enum {
 /// What `vips_resize(in, hscale, "vscale", vscale, "kernel", kernel)` makes when neither axis
 /// grows, written into `out` (`out_width` × `out_height` × bands, rows `out_stride` apart).
 /// `vector` says whether libvips' vector code would be on (it changes the vertical reduce's
-/// rounding). Returns 0, or -1 when the sizes differ from libvips' or the case is not
+/// rounding). `strip` is the height of the regions libvips' reduce would be asked for (its
+/// output read in strips that tall from the top, as `tg_jpeg_write` reads), or 0 for regions
+/// of one row: libvips works out a window's position at the top of each region and adds the
+/// shrink for each row after it, and that sum can pick another mask than a position worked
+/// out afresh. Returns 0, or -1 when the sizes differ from libvips' or the case is not
 /// reproduced (the caller then runs libvips).
 int tg_resample_resize(const tg_pixels *in, double hscale, double vscale, int kernel, int vector,
-                       uint8_t *out, size_t out_stride, int out_width, int out_height);
+                       int strip, uint8_t *out, size_t out_stride, int out_width, int out_height);
 
 /// What `vips_shrink(in, hbox, vbox)` followed by `vips_reduce` to `out_width` × `out_height`
 /// makes (the box factors dividing the sides exactly), as `tg_resample_resize`.
 int tg_resample_shrink_reduce(const tg_pixels *in, int hbox, int vbox, int kernel, int vector,
-                              uint8_t *out, size_t out_stride, int out_width, int out_height);
+                              int strip, uint8_t *out, size_t out_stride, int out_width, int out_height);
 
 #endif

@@ -13,6 +13,11 @@ struct DecodedImage: @unchecked Sendable {
     /// Whether the pixels were decoded into memory already (so a later failure is not the
     /// source's).
     var isInMemory = false
+    /// For pixels held in memory for one row alone, which libvips would have streamed: the
+    /// height of the strips its encode would have read libvips' resample in, so that the C
+    /// resampler makes the bytes that stream would have (`tg_resample.h`); 0 for pixels that
+    /// several rows share, resampled as one row at a time.
+    var resampleStrip = 0
     /// The file the pixels are read from (a local source, or a remote one's download).
     var path: String?
     /// For lazy pixels: reads the source again on its own and returns its error, or nil when

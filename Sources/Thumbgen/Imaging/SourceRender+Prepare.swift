@@ -115,10 +115,14 @@ extension SourceRender {
             let src = rows[group[0]].sourceText
             var result = decode(opened, scale: scale(largest), shrinkOnLoad: rows[largest].spec.shrinkOnLoad,
                                 allFrames: allFrames(group[0]), src: src, watch: watch,
-                                readsApart: { decoded in
+                                holding: { decoded in
                                     // A row without a key (a pass-through) reads on its own.
                                     let keys = group.map { key($0, decoded) }
-                                    return Set(keys.compactMap { $0 }).count + keys.filter { $0 == nil }.count > 1
+                                    let ways = Set(keys.compactMap { $0 }).count + keys.filter { $0 == nil }.count
+                                    if ways > 1 { return .shared }
+                                    guard group.count == 1, keys[0] != nil, let strip = Self.loneStrip(decoded)
+                                    else { return .streamed }
+                                    return .alone(strip: strip)
                                 })
             if case .success(let decoded) = result, !decoded.isInMemory,
                let first = group.first(where: passesThrough), let path = decoded.path,
@@ -263,22 +267,52 @@ extension SourceRender {
                                 + "over the limit of \(limit) pixels a side (--max-output-size)")
     }
 
-    /// Decodes `opened` for one group, into memory when `readsApart` says the group's rows read
-    /// its pixels in more than one way.
+    /// How a group's decode is held: streamed through its one row's render (libvips' way),
+    /// in memory for rows that read it in more than one way, or in memory for its one row,
+    /// resampled by the C resampler as libvips would have streamed it (`loneStrip`).
+    enum DecodeHolding {
+        case streamed, shared
+        case alone(strip: Int)
+
+        var streams: Bool { if case .streamed = self { true } else { false } }
+    }
+
+    /// The strip height a lone row's decode is resampled as, when it is worth holding in
+    /// memory: a JPEG's decode of one frame, small enough (`lonelyDecodeBytes`), streamed from
+    /// a loader opened for one pass. Streamed, libvips' vertical reduce of such pixels is read
+    /// through a line cache of `VipsImageRef.sequentialReduceStrip` rows, whatever reads it
+    /// after (an encoder, a sharpen, a crop), which the C resampler reproduces byte for byte
+    /// (`tg_resample.h`). Nil otherwise: the decode streams. Held, a small JPEG's row spends
+    /// no time building libvips' resample operations nor in their scalar vertical loop (a
+    /// fifth of its time, `docs/performance.md`).
+    static func loneStrip(_ decoded: DecodedImage) -> Int? {
+        let image = decoded.image
+        guard decoded.frames == 1, decoded.header.loader == "jpegload", image.isSequential,
+              image.width * image.height * image.bands <= lonelyDecodeBytes
+        else { return nil }
+        return VipsImageRef.sequentialReduceStrip
+    }
+
+    /// The largest decode a lone row holds in memory (`loneStrip`): 16 MiB, a 2,300-pixel
+    /// square of RGB.
+    static let lonelyDecodeBytes = 16 << 20
+
+    /// Decodes `opened` for one group, streamed or held in memory as `holding` says.
     private func decode(_ opened: SourceDecoder.OpenedSource, scale: Double, shrinkOnLoad: ShrinkOnLoadMode,
                         allFrames: Bool, src: String, watch: StageWatch,
-                        readsApart: (DecodedImage) -> Bool) -> Result<DecodedImage, ThumbnailFailure>
+                        holding: (DecodedImage) -> DecodeHolding) -> Result<DecodedImage, ThumbnailFailure>
     {
         do {
             var decoded = try decoder.decode(opened, requiredScale: scale, shrinkOnLoad: shrinkOnLoad,
                                              allFrames: allFrames)
-            if !decoded.isInMemory, readsApart(decoded) {
+            if !decoded.isInMemory, case let held = holding(decoded), !held.streams {
                 let own = try decoded.image.copied()
                 watch.enter("decode", evaluating: own)
                 let pixels = try own.copiedToMemory()
                 watch.enter("decode")
                 decoded = DecodedImage(image: pixels, header: opened.header, frames: decoded.frames,
                                        isInMemory: true, path: decoded.path)
+                if case .alone(let strip) = held { decoded.resampleStrip = strip }
             }
             if !decoded.isInMemory, let path = decoded.path {
                 // Lazy pixels fail in the render when the source is broken; the render then

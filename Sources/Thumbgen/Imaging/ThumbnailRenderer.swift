@@ -165,7 +165,7 @@ struct ThumbnailRenderer: Sendable {
         return decoded.image.resampledInMemory(x: x, y: y, width: w, height: h,
                                                toWidth: plan.scaledWidth, height: plan.scaledHeight,
                                                kernel: spec.kernel, preShrink: choice.preShrink,
-                                               vectorCode: choice.vectorCode)
+                                               vectorCode: choice.vectorCode, strip: decoded.resampleStrip)
     }
 
     /// Step 4, for `format`.

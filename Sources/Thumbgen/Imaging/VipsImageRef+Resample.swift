@@ -2,11 +2,18 @@ import CResample
 import CVips
 
 extension VipsImageRef {
+    /// The rows of libvips' line cache after a vertical reduce of pixels read in one pass
+    /// (reducev.cpp: `vips_sequential` with `tile_height` 10): the reduce is asked for strips
+    /// that tall, from the top, whatever reads its output.
+    static let sequentialReduceStrip = 10
+
     /// The area `x`, `y`, `width` × `height` of this image downsized to `targetWidth` ×
     /// `targetHeight` by the C resampler (`CResample`), with the bytes libvips 8.14 makes:
     /// `vips_shrink` by `preShrink` then `vips_reduce` when it is given, else `vips_resize`;
-    /// `vectorCode` as libvips' vector code would be set. A new image in memory with this
-    /// image's metadata, as libvips' result carries it.
+    /// `vectorCode` as libvips' vector code would be set; `strip` the height of the strips
+    /// libvips' result would be read in (`tg_jpeg_write`'s), or 0 for rows one at a time
+    /// (`tg_resample.h`). A new image in memory with this image's metadata, as libvips' result
+    /// carries it.
     ///
     /// Nil when the C resampler does not reproduce the case: pixels not held in memory, not
     /// 8-bit, with alpha (libvips resamples those premultiplied, in floats), the `nearest`
@@ -15,7 +22,8 @@ extension VipsImageRef {
     /// libvips' operations.
     func resampledInMemory(x: Int, y: Int, width: Int, height: Int,
                            toWidth targetWidth: Int, height targetHeight: Int, kernel: Kernel,
-                           preShrink: BoxPreShrink?, vectorCode: Bool, checked: Bool = true) -> VipsImageRef? {
+                           preShrink: BoxPreShrink?, vectorCode: Bool, strip: Int = 0,
+                           checked: Bool = true) -> VipsImageRef? {
         guard !checked || VipsResampleCheck.agrees, let code = kernel.resampleCode, !hasAlpha, tg_is_uchar(pointer) != 0,
               let base = tg_memory_pixels(pointer),
               x >= 0, y >= 0, width >= 1, height >= 1,
@@ -33,11 +41,11 @@ extension VipsImageRef {
         let status: Int32
         if let preShrink {
             status = tg_resample_shrink_reduce(&input, Int32(preShrink.horizontal), Int32(preShrink.vertical),
-                                               code, vectorCode ? 1 : 0, target, tg_line_size(out),
+                                               code, vectorCode ? 1 : 0, Int32(strip), target, tg_line_size(out),
                                                Int32(targetWidth), Int32(targetHeight))
         } else {
             status = tg_resample_resize(&input, Double(targetWidth) / Double(width),
-                                        Double(targetHeight) / Double(height), code, vectorCode ? 1 : 0,
+                                        Double(targetHeight) / Double(height), code, vectorCode ? 1 : 0, Int32(strip),
                                         target, tg_line_size(out), Int32(targetWidth), Int32(targetHeight))
         }
         return status == 0 ? result : nil

@@ -37,6 +37,9 @@ final class VipsImageRef: @unchecked Sendable {
     var pageCount: Int { Int(vips_image_get_n_pages(pointer)) }
     /// Height of one page: the image is its pages stacked top to bottom.
     var pageHeight: Int { Int(vips_image_get_page_height(pointer)) }
+    /// Whether the pixels come from a loader opened for one pass from top to bottom (libvips
+    /// then caches the output of a vertical reduce in strips: `VipsImageRef+Resample.swift`).
+    var isSequential: Bool { vips_image_get_typeof(pointer, "vips-sequential") != 0 }
     /// Whether an ICC profile is attached.
     var hasICCProfile: Bool { vips_image_get_typeof(pointer, "icc-profile-data") != 0 }
     /// The attached ICC profile's bytes, if any.
