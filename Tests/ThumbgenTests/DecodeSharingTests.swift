@@ -141,6 +141,28 @@ struct DecodeSharingTests {
         #expect(alone == beside, "the 100 px row's bytes changed with the row beside it")
     }
 
+    /// 1600×1203 at 256 px decodes at ¼ (400×301), and 301 rows to 192 put windows on mask
+    /// boundaries, where libvips' streamed reduce and a position worked out afresh part: the
+    /// row alone is resampled in C as that stream would have been, and beside a 128 px row
+    /// (both from the JPEG's coefficients, held in memory) the same way.
+    @Test("A row's bytes are the same alone and beside another size, where the resample hangs on libvips' strips")
+    func heldAsStreamed() throws {
+        func run(_ widths: [Int]) throws -> Data {
+            let h = try Harness()
+            let jpeg = try StageTimeoutTests.noise(width: 1600, height: 1203).encoded(as: .jpeg)
+            let source = Thumbgen.SourceLocation.file(try h.folder.write(jpeg, to: "a.jpg").path)
+            for (index, width) in widths.enumerated() {
+                h.pipeline.submit(h.request(index + 2, source, width: width, out: "w\(width).jpg"))
+            }
+            h.pipeline.waitUntilFinished()
+            #expect(h.results.allSatisfy { $0.status == .written }, "\(h.results)")
+            return try Data(contentsOf: h.folder.file("out/w256.jpg"))
+        }
+        let alone = try run([256])
+        #expect(try run([256, 128]) == alone, "the 256 px row's bytes changed with the row beside it")
+        #expect(try run([128, 256, 64]) == alone, "the 256 px row's bytes changed with the rows beside it")
+    }
+
     @Test("ManifestFeed feeds a manifest through the pipeline, bad rows rejected")
     func manifestRun() throws {
         let h = try Harness()

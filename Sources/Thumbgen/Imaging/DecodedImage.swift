@@ -13,10 +13,11 @@ struct DecodedImage: @unchecked Sendable {
     /// Whether the pixels were decoded into memory already (so a later failure is not the
     /// source's).
     var isInMemory = false
-    /// For pixels held in memory for one row alone, which libvips would have streamed: the
-    /// height of the strips its encode would have read libvips' resample in, so that the C
-    /// resampler makes the bytes that stream would have (`tg_resample.h`); 0 for pixels that
-    /// several rows share, resampled as one row at a time.
+    /// For pixels held in memory that libvips would have streamed from a loader opened for
+    /// one pass: the height of the strips libvips' line cache would have read its vertical
+    /// reduce in (`VipsImageRef.sequentialReduceStrip`), so that the C resampler makes the
+    /// bytes that stream would have (`tg_resample.h`), whichever rows share the pixels; 0
+    /// otherwise (a row at a time).
     var resampleStrip = 0
     /// The file the pixels are read from (a local source, or a remote one's download).
     var path: String?

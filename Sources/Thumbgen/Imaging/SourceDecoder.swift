@@ -109,6 +109,7 @@ struct SourceDecoder: Sendable {
         let reopen = access != .sequential || allFrames
         var image = source.image
         var isInMemory = false
+        var resampleStrip = 0
         let page = header.page
         switch header.loader {
         case "jpegload":
@@ -120,6 +121,8 @@ struct SourceDecoder: Sendable {
             // The loader above has read the header alone; the pixels come from the coefficients
             // where the source has them (the same pixels, `JPEGCoefficients`).
             if JPEGCoefficients.factors.contains(factor), let coefficients = source.jpegCoefficients?.value() {
+                // Resampled as the stream they stand for would have been (`DecodedImage`).
+                if image.isSequential { resampleStrip = VipsImageRef.sequentialReduceStrip }
                 image = try coefficients.image(factor: factor, like: image)
                 isInMemory = true
             }
@@ -152,8 +155,10 @@ struct SourceDecoder: Sendable {
         if header.orientation != 1 {
             image = try image.autorotated()
         }
-        return DecodedImage(image: image, header: header, frames: allFrames ? header.frames : 1,
-                            isInMemory: isInMemory, path: path)
+        var decoded = DecodedImage(image: image, header: header, frames: allFrames ? header.frames : 1,
+                                   isInMemory: isInMemory, path: path)
+        decoded.resampleStrip = resampleStrip
+        return decoded
     }
 
     /// The error a full read of the pixels of the file's page `page` meets, or nil when they decode. Used after a

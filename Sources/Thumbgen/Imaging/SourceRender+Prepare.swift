@@ -115,14 +115,11 @@ extension SourceRender {
             let src = rows[group[0]].sourceText
             var result = decode(opened, scale: scale(largest), shrinkOnLoad: rows[largest].spec.shrinkOnLoad,
                                 allFrames: allFrames(group[0]), src: src, watch: watch,
-                                holding: { decoded in
+                                holdsInMemory: { decoded in
                                     // A row without a key (a pass-through) reads on its own.
                                     let keys = group.map { key($0, decoded) }
                                     let ways = Set(keys.compactMap { $0 }).count + keys.filter { $0 == nil }.count
-                                    if ways > 1 { return .shared }
-                                    guard group.count == 1, keys[0] != nil, let strip = Self.loneStrip(decoded)
-                                    else { return .streamed }
-                                    return .alone(strip: strip)
+                                    return ways > 1 || (group.count == 1 && keys[0] != nil && Self.holdsAlone(decoded))
                                 })
             if case .success(let decoded) = result, !decoded.isInMemory,
                let first = group.first(where: passesThrough), let path = decoded.path,
@@ -267,52 +264,42 @@ extension SourceRender {
                                 + "over the limit of \(limit) pixels a side (--max-output-size)")
     }
 
-    /// How a group's decode is held: streamed through its one row's render (libvips' way),
-    /// in memory for rows that read it in more than one way, or in memory for its one row,
-    /// resampled by the C resampler as libvips would have streamed it (`loneStrip`).
-    enum DecodeHolding {
-        case streamed, shared
-        case alone(strip: Int)
-
-        var streams: Bool { if case .streamed = self { true } else { false } }
-    }
-
-    /// The strip height a lone row's decode is resampled as, when it is worth holding in
-    /// memory: a JPEG's decode of one frame, small enough (`lonelyDecodeBytes`), streamed from
-    /// a loader opened for one pass. Streamed, libvips' vertical reduce of such pixels is read
-    /// through a line cache of `VipsImageRef.sequentialReduceStrip` rows, whatever reads it
-    /// after (an encoder, a sharpen, a crop), which the C resampler reproduces byte for byte
-    /// (`tg_resample.h`). Nil otherwise: the decode streams. Held, a small JPEG's row spends
-    /// no time building libvips' resample operations nor in their scalar vertical loop (a
-    /// fifth of its time, `docs/performance.md`).
-    static func loneStrip(_ decoded: DecodedImage) -> Int? {
+    /// Whether a lone row's decode is worth holding in memory: a JPEG's decode of one frame,
+    /// small enough (`lonelyDecodeBytes`), streamed from a loader opened for one pass (so
+    /// that the C resampler makes the bytes libvips' streamed resample would: `decode`). Held,
+    /// a small JPEG's row spends no time building libvips' resample operations nor in their
+    /// scalar vertical loop (a fifth of its time, `docs/performance.md`).
+    static func holdsAlone(_ decoded: DecodedImage) -> Bool {
         let image = decoded.image
-        guard decoded.frames == 1, decoded.header.loader == "jpegload", image.isSequential,
-              image.width * image.height * image.bands <= lonelyDecodeBytes
-        else { return nil }
-        return VipsImageRef.sequentialReduceStrip
+        return decoded.frames == 1 && decoded.header.loader == "jpegload" && image.isSequential
+            && image.width * image.height * image.bands <= lonelyDecodeBytes
     }
 
-    /// The largest decode a lone row holds in memory (`loneStrip`): 16 MiB, a 2,300-pixel
+    /// The largest decode a lone row holds in memory (`holdsAlone`): 16 MiB, a 2,300-pixel
     /// square of RGB.
     static let lonelyDecodeBytes = 16 << 20
 
-    /// Decodes `opened` for one group, streamed or held in memory as `holding` says.
+    /// Decodes `opened` for one group, into memory when `holdsInMemory` says so (its rows read
+    /// its pixels in more than one way, or `holdsAlone`). Pixels held that libvips would have
+    /// streamed from a loader opened for one pass are resampled as that stream would have
+    /// been (`DecodedImage.resampleStrip`), so that a row's bytes are the same whether its
+    /// decode is held or not, shared or not.
     private func decode(_ opened: SourceDecoder.OpenedSource, scale: Double, shrinkOnLoad: ShrinkOnLoadMode,
                         allFrames: Bool, src: String, watch: StageWatch,
-                        holding: (DecodedImage) -> DecodeHolding) -> Result<DecodedImage, ThumbnailFailure>
+                        holdsInMemory: (DecodedImage) -> Bool) -> Result<DecodedImage, ThumbnailFailure>
     {
         do {
             var decoded = try decoder.decode(opened, requiredScale: scale, shrinkOnLoad: shrinkOnLoad,
                                              allFrames: allFrames)
-            if !decoded.isInMemory, case let held = holding(decoded), !held.streams {
+            if !decoded.isInMemory, holdsInMemory(decoded) {
+                let sequential = decoded.image.isSequential
                 let own = try decoded.image.copied()
                 watch.enter("decode", evaluating: own)
                 let pixels = try own.copiedToMemory()
                 watch.enter("decode")
                 decoded = DecodedImage(image: pixels, header: opened.header, frames: decoded.frames,
                                        isInMemory: true, path: decoded.path)
-                if case .alone(let strip) = held { decoded.resampleStrip = strip }
+                if sequential { decoded.resampleStrip = VipsImageRef.sequentialReduceStrip }
             }
             if !decoded.isInMemory, let path = decoded.path {
                 // Lazy pixels fail in the render when the source is broken; the render then
