@@ -124,16 +124,8 @@ struct DecodeSharingTests {
         // 100 px wide decodes at 1/8 of 1600; 1200 px at full size: sharing one decode would
         // change the small row's pixels with its neighbours.
         func run(_ widths: [Int]) throws -> (Data, Int) {
-            let h = try Harness()
             // Noise: flat colours come out alike whatever the decode scale; detail does not.
-            let jpeg = try StageTimeoutTests.noise(width: 1600, height: 1200).encoded(as: .jpeg)
-            let source = Thumbgen.SourceLocation.file(try h.folder.write(jpeg, to: "a.jpg").path)
-            for (index, width) in widths.enumerated() {
-                h.pipeline.submit(h.request(index + 2, source, width: width, out: "w\(width).jpg"))
-            }
-            h.pipeline.waitUntilFinished()
-            #expect(h.results.allSatisfy { $0.status == .written }, "\(h.results)")
-            return (try Data(contentsOf: h.folder.file("out/w100.jpg")), h.pipeline.decodeCount)
+            try Self.noiseRun(width: 1600, height: 1200, widths: widths, reading: 100)
         }
         let (alone, aloneDecodes) = try run([100])
         let (beside, besideDecodes) = try run([100, 1200])
@@ -148,19 +140,25 @@ struct DecodeSharingTests {
     @Test("A row's bytes are the same alone and beside another size, where the resample hangs on libvips' strips")
     func heldAsStreamed() throws {
         func run(_ widths: [Int]) throws -> Data {
-            let h = try Harness()
-            let jpeg = try StageTimeoutTests.noise(width: 1600, height: 1203).encoded(as: .jpeg)
-            let source = Thumbgen.SourceLocation.file(try h.folder.write(jpeg, to: "a.jpg").path)
-            for (index, width) in widths.enumerated() {
-                h.pipeline.submit(h.request(index + 2, source, width: width, out: "w\(width).jpg"))
-            }
-            h.pipeline.waitUntilFinished()
-            #expect(h.results.allSatisfy { $0.status == .written }, "\(h.results)")
-            return try Data(contentsOf: h.folder.file("out/w256.jpg"))
+            try Self.noiseRun(width: 1600, height: 1203, widths: widths, reading: 256).output
         }
         let alone = try run([256])
         #expect(try run([256, 128]) == alone, "the 256 px row's bytes changed with the row beside it")
         #expect(try run([128, 256, 64]) == alone, "the 256 px row's bytes changed with the rows beside it")
+    }
+
+    /// A noise JPEG of `width`×`height` written at each of `widths` (as `w<width>.jpg`), every
+    /// row written: the bytes of the output `reading` px wide, and the decodes the run made.
+    static func noiseRun(width: Int, height: Int, widths: [Int], reading: Int) throws -> (output: Data, decodes: Int) {
+        let h = try Harness()
+        let jpeg = try StageTimeoutTests.noise(width: width, height: height).encoded(as: .jpeg)
+        let source = Thumbgen.SourceLocation.file(try h.folder.write(jpeg, to: "a.jpg").path)
+        for (index, width) in widths.enumerated() {
+            h.pipeline.submit(h.request(index + 2, source, width: width, out: "w\(width).jpg"))
+        }
+        h.pipeline.waitUntilFinished()
+        #expect(h.results.allSatisfy { $0.status == .written }, "\(h.results)")
+        return (try Data(contentsOf: h.folder.file("out/w\(reading).jpg")), h.pipeline.decodeCount)
     }
 
     @Test("ManifestFeed feeds a manifest through the pipeline, bad rows rejected")

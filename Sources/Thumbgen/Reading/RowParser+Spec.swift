@@ -16,15 +16,10 @@ extension RowParser {
     /// names the column at fault.
     static func spec(encoding: EncodingOptions, value: (ManifestColumn) -> String?,
                      fail: (ManifestColumn, String) -> RowError) throws(RowError) -> ThumbnailSpec {
-        func choice<T: RawRepresentable & CaseIterable>(_ column: ManifestColumn, _: T.Type)
+        func choice<T: RawRepresentable & CaseIterable>(_ column: ManifestColumn, _ type: T.Type)
             throws(RowError) -> T? where T.RawValue == String
         {
-            guard let text = value(column) else { return nil }
-            guard let v = T(rawValue: text.trimmingWhitespace.lowercased()) else {
-                let names = T.allCases.map(\.rawValue).joined(separator: ", ")
-                throw fail(column, "is not one of \(names)")
-            }
-            return v
+            try RowParser.choice(column, type, value: value, fail: fail)
         }
         var spec = ThumbnailSpec()
         spec.box = try box(value(.size), value(.width), value(.height), fail: fail)
@@ -153,6 +148,20 @@ extension RowParser {
             spec.background = color
         }
         return spec
+    }
+
+    /// The case of `T` named by `column`'s cell (any case, spaces around ignored); nil for an
+    /// empty cell; the error lists the names.
+    static func choice<T: RawRepresentable & CaseIterable>(
+        _ column: ManifestColumn, _: T.Type, value: (ManifestColumn) -> String?,
+        fail: (ManifestColumn, String) -> RowError
+    ) throws(RowError) -> T? where T.RawValue == String {
+        guard let text = value(column) else { return nil }
+        guard let v = T(rawValue: text.trimmingWhitespace.lowercased()) else {
+            let names = T.allCases.map(\.rawValue).joined(separator: ", ")
+            throw fail(column, "is not one of \(names)")
+        }
+        return v
     }
 
     private static func box(_ size: String?, _ width: String?, _ height: String?,

@@ -102,16 +102,6 @@ public struct RowParser: Sendable {
         func fail(_ column: ManifestColumn, _ reason: String) -> RowError {
             RowError(row: row, column: column.rawValue, value: value(column), reason: reason)
         }
-        func choice<T: RawRepresentable & CaseIterable>(_ column: ManifestColumn, _: T.Type)
-            throws(RowError) -> T? where T.RawValue == String
-        {
-            guard let text = value(column) else { return nil }
-            guard let v = T(rawValue: text.trimmingWhitespace.lowercased()) else {
-                let names = T.allCases.map(\.rawValue).joined(separator: ", ")
-                throw fail(column, "is not one of \(names)")
-            }
-            return v
-        }
 
         guard let cellText = value(.src)?.trimmingWhitespace, !cellText.isEmpty else {
             throw RowError(row: row, column: "src", reason: "is missing; every row needs a source")
@@ -167,7 +157,7 @@ public struct RowParser: Sendable {
         return ThumbnailRequest(
             row: row, id: value(.id) ?? String(row), sourceText: srcText, source: source,
             outTemplate: outTemplate, spec: spec,
-            priority: try choice(.priority, Priority.self) ?? .normal, maxAge: maxAge, sourceKey: sourceKey,
+            priority: try Self.choice(.priority, Priority.self, value: value, fail: fail) ?? .normal, maxAge: maxAge, sourceKey: sourceKey,
             login: login)
     }
 
