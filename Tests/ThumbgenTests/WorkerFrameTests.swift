@@ -40,4 +40,34 @@ struct WorkerFrameTests {
         #expect(frame.payload.isEmpty)
         #expect(WorkerFrame(kind: .done, body: Data([1, 0])).decoded(WorkerProtocol.Done.self) == nil)
     }
+
+    /// A worker is sent each recipe once: later units name it by number, smaller on the wire,
+    /// and come out of the worker's table whole; a number it was never taught breaks the unit.
+    @Test("A unit's recipes go once per worker: later units name them by number and resolve to the same specs")
+    func recipesByNumber() throws {
+        var small = ThumbnailSpec()
+        small.box = TargetBox(width: 64, height: 64)
+        var large = small
+        large.box = TargetBox(width: 640, height: nil)
+        large.fit = .cover
+        let first = WorkerProtocol.Unit(path: "/a.jpg", rows: [
+            WorkerProtocol.UnitRow(index: 0, outTemplate: "{name}-64.jpg", recipe: 3, spec: small),
+            WorkerProtocol.UnitRow(index: 1, outTemplate: "{name}-640.webp", recipe: 8, spec: large),
+        ])
+        let later = WorkerProtocol.Unit(path: "/b.jpg", rows: [
+            WorkerProtocol.UnitRow(index: 0, outTemplate: "{name}-640.webp", recipe: 8, spec: nil),
+            WorkerProtocol.UnitRow(index: 1, outTemplate: "{name}-64.jpg", recipe: 3, spec: nil),
+        ])
+        let firstFrame = try #require(WorkerFrame.make(.unit, first))
+        let laterFrame = try #require(WorkerFrame.make(.unit, later))
+        #expect(laterFrame.body.count * 3 < firstFrame.body.count, "\(laterFrame.body.count) against \(firstFrame.body.count)")
+
+        var table: [Int: ThumbnailSpec] = [:]
+        let taught = try #require(firstFrame.decoded(WorkerProtocol.Unit.self)?.resolved(with: &table))
+        #expect(taught.rows.map(\.spec) == [small, large])
+        let named = try #require(laterFrame.decoded(WorkerProtocol.Unit.self)?.resolved(with: &table))
+        #expect(named.rows.map(\.spec) == [large, small])
+        var fresh: [Int: ThumbnailSpec] = [:]
+        #expect(later.resolved(with: &fresh) == nil, "a number the worker was never sent")
+    }
 }

@@ -56,8 +56,12 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
             jobs.forEach { $0.advance(.failed(.workerNotStarted(src, error))) }
             return .done
         }
+        // Each recipe once per worker; the worker was checked out for this thread alone.
         let unit = WorkerProtocol.Unit(path: bytes.path, rows: jobs.enumerated().map { index, job in
-            WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, spec: job.request.spec)
+            let recipe = RecipeNumbers.shared.number(of: job.request.spec)
+            let isNew = worker.recipesSent.insert(recipe).inserted
+            return WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, recipe: recipe,
+                                          spec: isNew ? job.request.spec : nil)
         })
         let decode = number
         let conversation = UnitConversation(

@@ -32,8 +32,10 @@ public enum WorkerLoop {
         WorkerHygiene.restrictSystemCalls()
         output.send(.ready, WorkerProtocol.Ready(version: WorkerProtocol.version, pid: getpid()))
         let fault = WorkerFault.fromEnvironment()
+        var recipes: [Int: ThumbnailSpec] = [:]
         while case .frame(let frame) = input.next() {
-            guard frame.kind == .unit, let unit = frame.decoded(WorkerProtocol.Unit.self) else { exit(2) }
+            guard frame.kind == .unit, let sent = frame.decoded(WorkerProtocol.Unit.self),
+                  let unit = sent.resolved(with: &recipes) else { exit(2) }
             UnitRun(unit: unit, decoder: decoder, makesPlaceholders: setup.makesPlaceholders, askAbove: setup.askAbove,
                     fault: fault, input: input, output: output).run()
             output.send(.done, WorkerProtocol.Done())
@@ -63,9 +65,12 @@ struct UnitRun {
     func run() {
         let (unit, input, output, askAbove, fault) = (unit, input, output, askAbove, fault)
         // Messages name the source by a placeholder: the parent puts the row's `src` back.
-        let rows = unit.rows.map {
-            SourceRender.Row(spec: $0.spec, outTemplate: $0.outTemplate, sourceText: WorkerProtocol.sourcePlaceholder)
+        // A unit comes resolved (`WorkerProtocol.Unit.resolved`): a row without its recipe is
+        // a broken conversation, as a frame that does not decode is.
+        let rows = unit.rows.compactMap { row in
+            row.spec.map { SourceRender.Row(spec: $0, outTemplate: row.outTemplate, sourceText: WorkerProtocol.sourcePlaceholder) }
         }
+        guard rows.count == unit.rows.count else { exit(2) }
         let numbers = unit.rows.map(\.index)
         let rowNumber: @Sendable (Int) -> Int = { numbers[$0] }
         let render = SourceRender(decoder: decoder, cancellation: nil, makesPlaceholders: makesPlaceholders)

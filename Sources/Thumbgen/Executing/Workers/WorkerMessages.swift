@@ -5,7 +5,7 @@ import Foundation
 enum WorkerProtocol {
     /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
     /// version is stopped, and its rows fail.
-    static let version = 5
+    static let version = 6
 
     /// What a worker is told of the row's source instead of its `src` cell, which may be a
     /// URL: a worker never sees one. The parent puts the cell back into messages.
@@ -37,6 +37,24 @@ enum WorkerProtocol {
         /// The file to decode: a local source, or the parent's download of a remote one.
         var path: String
         var rows: [UnitRow]
+
+        /// The unit with every row's recipe filled in: a row that names its recipe by number
+        /// alone takes the one `known` holds, and a row that carries one teaches it to `known`
+        /// (a worker's table, kept across its units). Nil when a row names a recipe `known`
+        /// lacks.
+        func resolved(with known: inout [Int: ThumbnailSpec]) -> Unit? {
+            var unit = self
+            for index in unit.rows.indices {
+                if let spec = unit.rows[index].spec {
+                    known[unit.rows[index].recipe] = spec
+                } else if let spec = known[unit.rows[index].recipe] {
+                    unit.rows[index].spec = spec
+                } else {
+                    return nil
+                }
+            }
+            return unit
+        }
     }
 
     /// One row of a unit: what its output is, never where it goes.
@@ -45,7 +63,13 @@ enum WorkerProtocol {
         var index: Int
         /// The `out` template, which decides an `auto` format by its extension.
         var outTemplate: String
-        var spec: ThumbnailSpec
+        /// The recipe's number in the run (`RecipeNumbers`): a worker is sent each recipe
+        /// once, and after that its number alone. A ten-size manifest's units carried the
+        /// same ten recipes again and again, and writing and reading them as JSON was a twentieth
+        /// of a run's cycles.
+        var recipe: Int
+        /// The recipe, the first time this worker is sent it; nil after.
+        var spec: ThumbnailSpec?
     }
 
     /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's).

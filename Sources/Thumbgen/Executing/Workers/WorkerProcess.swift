@@ -14,6 +14,8 @@ final class WorkerProcess: @unchecked Sendable {
     let writer: WorkerFrameWriter
     /// Units it has served, for recycling.
     var units = 0
+    /// The recipes it has been sent (`RecipeNumbers`), which later units name by number.
+    var recipesSent: Set<Int> = []
     private let toWorker: Int32
     private let fromWorker: Int32
     /// The wait status, once the process has been reaped.

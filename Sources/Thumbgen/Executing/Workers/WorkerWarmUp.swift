@@ -35,7 +35,7 @@ enum WorkerWarmUp {
             guard let bytes = Data(base64Encoded: base64), FileManager.default.createFile(atPath: path, contents: bytes)
             else { continue }
             let unit = WorkerProtocol.Unit(path: path, rows: rows.enumerated().map { index, row in
-                WorkerProtocol.UnitRow(index: index, outTemplate: row.0, spec: row.1)
+                WorkerProtocol.UnitRow(index: index, outTemplate: row.0, recipe: index, spec: row.1)
             })
             UnitRun(unit: unit, decoder: decoder, makesPlaceholders: makesPlaceholders, askAbove: .max, fault: nil,
                     input: silence, output: sink).run()
