@@ -36,4 +36,33 @@ struct ResampleCheckTests {
         let doctor = try await CLIRunner.run(["doctor"], environment: ["THUMBGEN_NATIVE_RESAMPLE": "off"])
         #expect(doctor.stdout.contains("C resampler  off"), "\(doctor.stdout.prefix(300))")
     }
+
+    /// A new user's first run: one row per source, cold, the defaults. Each lone JPEG is held in
+    /// memory and resampled in C, where libvips' own resample streams the file: noise (where
+    /// every tap counts) at sizes whose windows reach mask boundaries, the same bytes either
+    /// way; then the same sources at two sizes each, rows shuffled, likewise. (The strip
+    /// itself is held against libvips by `NativeResampleTests.sequentialStrips`.)
+    @Test("One row per source, and shuffled sizes: the same bytes as libvips' own streamed resample")
+    func loneRowsAsStreamed() async throws {
+        let space = try Workspace("resample-lone")
+        try space.fixture(StageTimeoutTests.noise(width: 1600, height: 1203), "a.jpg", as: .jpeg)
+        try space.fixture(StageTimeoutTests.noise(width: 800, height: 601), "b.jpg", as: .jpeg)
+        try space.fixture(StageTimeoutTests.noise(width: 517, height: 389), "c.jpg", as: .jpeg)
+        for manifest in [
+            CSV.manifest(["src", "size", "out"], ["a.jpg", "b.jpg", "c.jpg"].map { [$0, "256", "\($0)-256.jpg"] }),
+            CSV.manifest(["src", "size", "out"], [["b.jpg", "128", "b-128.jpg"], ["a.jpg", "256", "a-256.jpg"],
+                                                  ["c.jpg", "96", "c-96.jpg"], ["a.jpg", "128", "a-128.jpg"],
+                                                  ["b.jpg", "256", "b-256.jpg"], ["c.jpg", "256", "c-256.jpg"]]),
+        ] {
+            let on = try await space.run(manifest: manifest, ["--no-cache"])
+            #expect(on.status == 0, "\(on.result.stderr)")
+            let made = try space.outputFiles.filter { !$0.hasPrefix(".") }.map { ($0, try Data(contentsOf: space.output($0))) }
+            #expect(made.count >= 3)
+            let off = try await space.run(manifest: manifest, ["--no-cache"], environment: ["THUMBGEN_NATIVE_RESAMPLE": "off"])
+            #expect(off.status == 0, "\(off.result.stderr)")
+            for (name, bytes) in made {
+                #expect(try Data(contentsOf: space.output(name)) == bytes, "\(name)")
+            }
+        }
+    }
 }

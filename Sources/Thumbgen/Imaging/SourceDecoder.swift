@@ -155,10 +155,8 @@ struct SourceDecoder: Sendable {
         if header.orientation != 1 {
             image = try image.autorotated()
         }
-        var decoded = DecodedImage(image: image, header: header, frames: allFrames ? header.frames : 1,
-                                   isInMemory: isInMemory, path: path)
-        decoded.resampleStrip = resampleStrip
-        return decoded
+        return DecodedImage(image: image, header: header, frames: allFrames ? header.frames : 1,
+                            isInMemory: isInMemory, resampleStrip: resampleStrip, path: path)
     }
 
     /// The error a full read of the pixels of the file's page `page` meets, or nil when they decode. Used after a

@@ -119,7 +119,9 @@ extension SourceRender {
                                     // A row without a key (a pass-through) reads on its own.
                                     let keys = group.map { key($0, decoded) }
                                     let ways = Set(keys.compactMap { $0 }).count + keys.filter { $0 == nil }.count
-                                    return ways > 1 || (group.count == 1 && keys[0] != nil && Self.holdsAlone(decoded))
+                                    guard ways == 1, group.count == 1, keys[0] != nil, let plan = plans[group[0]]
+                                    else { return ways > 1 }
+                                    return Self.holdsAlone(decoded, plan: plan, kernel: rows[group[0]].spec.kernel)
                                 })
             if case .success(let decoded) = result, !decoded.isInMemory,
                let first = group.first(where: passesThrough), let path = decoded.path,

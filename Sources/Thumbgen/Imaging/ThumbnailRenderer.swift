@@ -159,13 +159,21 @@ struct ThumbnailRenderer: Sendable {
                               spec: ThumbnailSpec) -> VipsImageRef? {
         guard decoded.frames == 1, decoded.isInMemory else { return nil }
         let (x, y, w, h) = Self.region(decoded, plan: plan)
-        guard plan.scaledWidth != w || plan.scaledHeight != h else { return nil }
         let choice = ResampleChoice(width: w, height: h, targetWidth: plan.scaledWidth,
                                     targetHeight: plan.scaledHeight, kernel: spec.kernel, frames: 1)
         return decoded.image.resampledInMemory(x: x, y: y, width: w, height: h,
                                                toWidth: plan.scaledWidth, height: plan.scaledHeight,
                                                kernel: spec.kernel, preShrink: choice.preShrink,
                                                vectorCode: choice.vectorCode, strip: decoded.resampleStrip)
+    }
+
+    /// Whether `resampledInC` makes this row's scaled pixels from `decoded` once its pixels are
+    /// held in memory (`SourceRender.holdsAlone` asks before holding them).
+    static func resamplesInC(_ decoded: DecodedImage, plan: ThumbnailGeometry, kernel: Kernel) -> Bool {
+        guard decoded.frames == 1 else { return false }
+        let (x, y, w, h) = region(decoded, plan: plan)
+        return decoded.image.resamplesInMemory(x: x, y: y, width: w, height: h, toWidth: plan.scaledWidth,
+                                               height: plan.scaledHeight, kernel: kernel)
     }
 
     /// Step 4, for `format`.

@@ -20,16 +20,33 @@ extension VipsImageRef {
     /// kernel, or an axis that grows; and always when the linked libvips resamples otherwise
     /// (`VipsResampleCheck`, which alone passes `checked: false`). The caller then builds
     /// libvips' operations.
+    /// Whether `resampledInMemory` takes the area and target once this image's pixels are
+    /// in memory, with `kernel`: what decides whether holding a lone decode in memory pays
+    /// (`SourceRender.holdsAlone`), and never holds one that libvips would then resample.
+    func resamplesInMemory(x: Int, y: Int, width: Int, height: Int, toWidth targetWidth: Int,
+                           height targetHeight: Int, kernel: Kernel) -> Bool {
+        VipsResampleCheck.agrees && kernel.resampleCode != nil
+            && resamplesInC(x: x, y: y, width: width, height: height, toWidth: targetWidth, height: targetHeight)
+    }
+
+    /// The C resampler's own conditions on the pixels and sizes: 8-bit without alpha, an area
+    /// inside the image, no axis growing, one shrinking.
+    private func resamplesInC(x: Int, y: Int, width: Int, height: Int, toWidth targetWidth: Int,
+                              height targetHeight: Int) -> Bool {
+        !hasAlpha && tg_is_uchar(pointer) != 0
+            && x >= 0 && y >= 0 && width >= 1 && height >= 1
+            && x + width <= self.width && y + height <= self.height
+            && targetWidth >= 1 && targetHeight >= 1 && targetWidth <= width && targetHeight <= height
+            && (targetWidth < width || targetHeight < height)
+    }
+
     func resampledInMemory(x: Int, y: Int, width: Int, height: Int,
                            toWidth targetWidth: Int, height targetHeight: Int, kernel: Kernel,
                            preShrink: BoxPreShrink?, vectorCode: Bool, strip: Int = 0,
                            checked: Bool = true) -> VipsImageRef? {
-        guard !checked || VipsResampleCheck.agrees, let code = kernel.resampleCode, !hasAlpha, tg_is_uchar(pointer) != 0,
+        guard !checked || VipsResampleCheck.agrees, let code = kernel.resampleCode,
+              resamplesInC(x: x, y: y, width: width, height: height, toWidth: targetWidth, height: targetHeight),
               let base = tg_memory_pixels(pointer),
-              x >= 0, y >= 0, width >= 1, height >= 1,
-              x + width <= self.width, y + height <= self.height,
-              targetWidth >= 1, targetHeight >= 1, targetWidth <= width, targetHeight <= height,
-              targetWidth < width || targetHeight < height,
               let out = tg_memory_image_like(pointer, Int32(targetWidth), Int32(targetHeight))
         else { return nil }
         let result = VipsImageRef(owning: out)
