@@ -70,4 +70,25 @@ struct WorkerFrameTests {
         var fresh: [Int: ThumbnailSpec] = [:]
         #expect(later.resolved(with: &fresh) == nil, "a number the worker was never sent")
     }
+
+    /// The parent's record of a worker's recipes: a recipe held is named by its slot, a new
+    /// one takes the slot filled longest ago, and a manifest of distinct recipes never holds
+    /// more than `RecipeSlots.count`.
+    @Test("A worker's recipe slots: a recipe held is found, new ones fill the slots in turn, bounded")
+    func recipeSlots() {
+        func spec(_ width: Int) -> ThumbnailSpec {
+            var spec = ThumbnailSpec()
+            spec.box = TargetBox(width: width, height: nil)
+            return spec
+        }
+        var slots = RecipeSlots()
+        #expect(slots.slot(for: spec(10)) == (0, true))
+        #expect(slots.slot(for: spec(20)) == (1, true))
+        #expect(slots.slot(for: spec(10)) == (0, false))
+        for width in 30..<(30 + RecipeSlots.count - 2) { #expect(slots.slot(for: spec(width)).isNew) }
+        // Full: the next new recipe takes slot 0, and the one that was there is new again.
+        #expect(slots.slot(for: spec(999)) == (0, true))
+        #expect(slots.slot(for: spec(10)) == (1, true))
+        #expect(slots.slot(for: spec(999)) == (0, false))
+    }
 }

@@ -58,9 +58,8 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
         }
         // Each recipe once per worker; the worker was checked out for this thread alone.
         let unit = WorkerProtocol.Unit(path: bytes.path, rows: jobs.enumerated().map { index, job in
-            let recipe = RecipeNumbers.shared.number(of: job.request.spec)
-            let isNew = worker.recipesSent.insert(recipe).inserted
-            return WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, recipe: recipe,
+            let (slot, isNew) = worker.recipes.slot(for: job.request.spec)
+            return WorkerProtocol.UnitRow(index: index, outTemplate: job.request.outTemplate, recipe: slot,
                                           spec: isNew ? job.request.spec : nil)
         })
         let decode = number

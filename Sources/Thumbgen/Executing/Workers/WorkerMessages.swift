@@ -38,10 +38,10 @@ enum WorkerProtocol {
         var path: String
         var rows: [UnitRow]
 
-        /// The unit with every row's recipe filled in: a row that names its recipe by number
-        /// alone takes the one `known` holds, and a row that carries one teaches it to `known`
-        /// (a worker's table, kept across its units). Nil when a row names a recipe `known`
-        /// lacks.
+        /// The unit with every row's recipe filled in, row by row: a row that names its recipe
+        /// by slot alone takes the one `known` holds there, and a row that carries one puts it
+        /// in its slot (a worker's table, kept across its units, as `RecipeSlots` fills it). Nil
+        /// when a row names a slot `known` has not filled.
         func resolved(with known: inout [Int: ThumbnailSpec]) -> Unit? {
             var unit = self
             for index in unit.rows.indices {
@@ -63,8 +63,8 @@ enum WorkerProtocol {
         var index: Int
         /// The `out` template, which decides an `auto` format by its extension.
         var outTemplate: String
-        /// The recipe's number in the run (`RecipeNumbers`): a worker is sent each recipe
-        /// once, and after that its number alone. A ten-size manifest's units carried the
+        /// The recipe's slot in the worker (`RecipeSlots`): a worker is sent a recipe once,
+        /// and while it holds it, its slot alone. A ten-size manifest's units carried the
         /// same ten recipes again and again, and writing and reading them as JSON was a twentieth
         /// of a run's cycles.
         var recipe: Int

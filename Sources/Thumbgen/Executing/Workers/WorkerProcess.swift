@@ -14,8 +14,8 @@ final class WorkerProcess: @unchecked Sendable {
     let writer: WorkerFrameWriter
     /// Units it has served, for recycling.
     var units = 0
-    /// The recipes it has been sent (`RecipeNumbers`), which later units name by number.
-    var recipesSent: Set<Int> = []
+    /// The recipes it holds, which later units name by slot.
+    var recipes = RecipeSlots()
     private let toWorker: Int32
     private let fromWorker: Int32
     /// The wait status, once the process has been reaped.
