@@ -94,18 +94,13 @@ struct OutputKey: Sendable, Equatable {
     /// a few recipes (one per size), and comparing a spec costs less than hashing it and
     /// taking the run's lock, which every planning thread wanted for every row.
     struct RecentRecipes {
-        private var entries: [(memo: RecipeMemo, text: String)] = []
+        private var entries = RecentValues<RecipeMemo, String>(capacity: 8)
 
         /// The lines of `memo`'s recipe, if met lately.
-        func text(for memo: RecipeMemo) -> String? {
-            entries.first { $0.memo == memo }?.text
-        }
+        func text(for memo: RecipeMemo) -> String? { entries.value(for: memo) }
 
         /// Remembers `text` as `memo`'s lines, forgetting the oldest of more than eight.
-        mutating func note(_ memo: RecipeMemo, _ text: String) {
-            if entries.count == 8 { entries.removeFirst() }
-            entries.append((memo, text))
-        }
+        mutating func note(_ memo: RecipeMemo, _ text: String) { entries.note(memo, text) }
     }
 
     /// Recipes' lines by recipe; at most 1024 (a manifest's recipes are few).

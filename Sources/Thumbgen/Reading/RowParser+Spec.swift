@@ -187,35 +187,9 @@ extension RowParser {
     }
 }
 
-/// The recipes a parser met lately, by the text of their cells: compared cell by cell, which
-/// costs far less than parsing them. The run's `encoding` is part of every recipe, so an entry
-/// holds it too (copies of a parser share the memo, and may differ in it).
-struct RecentSpecs: Sendable {
-    private var entries: [(cells: [String?], encoding: EncodingOptions, spec: ThumbnailSpec)] = []
-
-    /// The recipe of `cells` with `encoding`, if met lately.
-    func spec(for cells: [String?], encoding: EncodingOptions) -> ThumbnailSpec? {
-        entries.first { $0.cells == cells && $0.encoding == encoding }?.spec
-    }
-
-    /// Remembers `spec` as the recipe of `cells` with `encoding`, forgetting the oldest of
-    /// more than 32.
-    mutating func note(_ cells: [String?], encoding: EncodingOptions, _ spec: ThumbnailSpec) {
-        if entries.count == 32 { entries.removeFirst() }
-        entries.append((cells, encoding, spec))
-    }
-}
-
-/// The `out` templates a parser found valid lately.
-struct RecentTemplates: Sendable {
-    private var templates: [String] = []
-
-    /// Whether `template` was found valid lately.
-    func contains(_ template: String) -> Bool { templates.contains(template) }
-
-    /// Remembers `template` as valid, forgetting the oldest of more than 32.
-    mutating func note(_ template: String) {
-        if templates.count == 32 { templates.removeFirst() }
-        templates.append(template)
-    }
+/// What a row's recipe is parsed from: its recipe cells (`RowParser.specColumns`) and the run's
+/// encoding, which copies of a parser sharing a memo may hold differently.
+struct SpecCells: Equatable, Sendable {
+    var cells: [String?]
+    var encoding: EncodingOptions
 }

@@ -20,21 +20,15 @@ public struct RowParser: Sendable {
     public var queryFilter: QueryFilter?
     /// The `out` templates lately found valid: a manifest uses one, or one per size, and
     /// checking one again cost as much as the rest of the row's parsing.
-    private let validTemplates = Recent<RecentTemplates>(RecentTemplates())
+    private let validTemplates = Recent(RecentValues<String, Bool>(capacity: 32))
     /// The recipes lately parsed, by their cells (`RowParser+Spec.swift`).
-    private let recentSpecs = Recent<RecentSpecs>(RecentSpecs())
+    private let recentSpecs = Recent(RecentValues<SpecCells, ThumbnailSpec>(capacity: 32))
     /// The last `src` resolved, and where it led: rows of one source (its sizes) are usually
     /// consecutive, and resolving it again was a tenth of a warm row's parsing. Keyed by the
     /// base folder too: copies of a parser share the box, and may have other folders.
-    private let lastSource = LastOne<(text: String, base: String, location: SourceLocation)>()
+    private let lastSource = Recent<(text: String, base: String, location: SourceLocation)?>(nil)
 
-    /// A box for one remembered value: a struct cannot hold a `Mutex` itself.
-    private final class LastOne<Value: Sendable>: Sendable {
-        private let value = Mutex<Value?>(nil)
-        func withLock<T>(_ body: (inout Value?) -> T) -> T { value.withLock { body(&$0) } }
-    }
-
-    /// A box for a memo of recent values, shared by a parser's copies.
+    /// A box for a memo, shared by a parser's copies: a struct cannot hold a `Mutex` itself.
     final class Recent<Memo: Sendable>: Sendable {
         private let memo: Mutex<Memo>
         init(_ memo: Memo) { self.memo = Mutex(memo) }
@@ -120,14 +114,13 @@ public struct RowParser: Sendable {
 
         // The recipe's cells are the same for every source at one size: a run's rows cycle
         // through a few recipes, and parsing them again was a quarter of a warm row's reading.
-        let specCells = Self.specColumns.map { value($0) }
+        let specCells = SpecCells(cells: Self.specColumns.map { value($0) }, encoding: encoding)
         let spec: ThumbnailSpec
-        let encoding = encoding
-        if let known = recentSpecs.withLock({ $0.spec(for: specCells, encoding: encoding) }) {
+        if let known = recentSpecs.withLock({ $0.value(for: specCells) }) {
             spec = known
         } else {
-            spec = try Self.spec(encoding: encoding, value: value, fail: fail)
-            recentSpecs.withLock { $0.note(specCells, encoding: encoding, spec) }
+            spec = try Self.spec(encoding: specCells.encoding, value: value, fail: fail)
+            recentSpecs.withLock { $0.note(specCells, spec) }
         }
         var maxAge = 0
         if let text = value(.maxAge) {
@@ -146,13 +139,13 @@ public struct RowParser: Sendable {
                 throw fail(.dir, error.reason)
             }
         }
-        if !validTemplates.withLock({ $0.contains(outTemplate) }) {
+        if validTemplates.withLock({ $0.value(for: outTemplate) }) == nil {
             do {
                 try OutputPathTemplate.validate(outTemplate)
             } catch {
                 throw fail(.out, error.reason)
             }
-            validTemplates.withLock { $0.note(outTemplate) }
+            validTemplates.withLock { $0.note(outTemplate, true) }
         }
         return ThumbnailRequest(
             row: row, id: value(.id) ?? String(row), sourceText: srcText, source: source,

@@ -67,13 +67,11 @@ struct OutputPathPattern: Sendable, Hashable {
             case unknown(Piece)
         }
 
-        let template: String
         let parts: [Part]
         /// Whether the template names `{row}` (its pattern differs on every row).
         var namesRow: Bool { parts.contains { if case .row = $0 { true } else { false } } }
 
         init(_ template: String) {
-            self.template = template
             var parts: [Part] = []
             var rest = Substring(template)
             while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
@@ -143,7 +141,7 @@ final class OutputPathPatternMemo: Sendable {
     }
 
     private let last = Mutex<Last?>(nil)
-    private let parsed = Mutex<[OutputPathPattern.ParsedTemplate]>([])
+    private let parsed = Mutex(RecentValues<String, OutputPathPattern.ParsedTemplate>(capacity: 32))
 
     /// `OutputPathPattern(template:name:fit:row:)` for a row of `source` (its `stem` is the
     /// name), from the last one made when it serves.
@@ -156,10 +154,9 @@ final class OutputPathPatternMemo: Sendable {
             return hit.pattern
         }
         let form = parsed.withLock { recent in
-            if let known = recent.first(where: { $0.template == template }) { return known }
+            if let known = recent.value(for: template) { return known }
             let form = OutputPathPattern.ParsedTemplate(template)
-            if recent.count == 32 { recent.removeFirst() }
-            recent.append(form)
+            recent.note(template, form)
             return form
         }
         let pattern = OutputPathPattern(parsed: form, name: source.stem, fit: fit, row: row)
