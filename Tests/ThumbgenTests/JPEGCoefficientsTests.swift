@@ -39,24 +39,54 @@ struct JPEGCoefficientsTests {
         return image
     }
 
-    /// Whether every DCT scale of the JPEG at `file` made from its coefficients is libvips'
-    /// scaled load of the file, size, bands and bytes; nil when the file has no coefficients.
-    /// The differences, as text.
+    /// Whether every DCT scale of the JPEG at `file` made from its coefficients (given the
+    /// full-size header, as the decoder gives it) is libvips' scaled load of the file: size,
+    /// bands, bytes and every metadata field; nil when the file has no coefficients. The
+    /// differences, as text.
     static func differences(_ file: URL) throws -> [String]? {
         guard let coefficients = JPEGCoefficients.read(path: file.path) else { return nil }
+        let header = try VipsImageRef.loadJPEG(path: file.path, shrinkFactor: 1, access: .sequential, strictness: .error)
         var found: [String] = []
         for factor in JPEGCoefficients.factors.sorted() {
             let loaded = try VipsImageRef.loadJPEG(path: file.path, shrinkFactor: factor, access: .sequential,
                                                    strictness: .error)
-            let made = try coefficients.image(factor: factor, like: loaded)
+            let made = try coefficients.image(factor: factor, like: header)
             let expected = try loaded.rawPixels(), actual = try made.rawPixels()
             let same = expected == actual
             if !same || made.width != loaded.width || made.height != loaded.height || made.bands != loaded.bands {
                 found.append("\(file.lastPathComponent) at 1/\(factor): \(made.width)×\(made.height)×\(made.bands) "
                              + "against \(loaded.width)×\(loaded.height)×\(loaded.bands), pixels \(same ? "equal" : "differ")")
             }
+            let (madeFields, loadedFields) = (metadata(made), metadata(loaded))
+            if madeFields != loadedFields {
+                let names = Set(madeFields.keys).union(loadedFields.keys).filter { madeFields[$0] != loadedFields[$0] }
+                found.append("\(file.lastPathComponent) at 1/\(factor): metadata differs in \(names.sorted())")
+            }
         }
         return found
+    }
+
+    /// Every metadata field of `image` but its size and the loader's file name, as libvips
+    /// prints them.
+    static func metadata(_ image: VipsImageRef) -> [String: String] {
+        guard let fields = vips_image_get_fields(image.pointer) else { return [:] }
+        defer { g_strfreev(fields) }
+        var values: [String: String] = [:]
+        var index = 0
+        while let field = fields[index] {
+            index += 1
+            let name = String(cString: field)
+            if ["width", "height", "filename"].contains(name) { continue }
+            var text: UnsafeMutablePointer<CChar>?
+            if vips_image_get_as_string(image.pointer, name, &text) == 0, let text {
+                values[name] = String(cString: text)
+                g_free(text)
+            } else {
+                values[name] = "(unreadable)"
+                vips_error_clear()
+            }
+        }
+        return values
     }
 
     @Test("Every DCT scale from the coefficients is libvips' scaled load, byte for byte", arguments: fixtures)

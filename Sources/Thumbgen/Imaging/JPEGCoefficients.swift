@@ -43,10 +43,21 @@ final class JPEGCoefficients: @unchecked Sendable {
         SharedDecode.decodeFile(path) { tg_jpeg_coefficients_read($0, $1).map(JPEGCoefficients.init) }
     }
 
-    /// The image at 1/`factor` (one of `factors`), in memory, with the size and metadata of
-    /// `source`: libvips' header of the file at that shrink.
+    /// The size libvips' loader gives the file at 1/`factor`: libjpeg's scaled size cropped
+    /// to whole source pixels (`width` / `factor`, rounded down); nil where that leaves none,
+    /// which libvips' loader refuses.
+    func size(factor: Int) -> (width: Int, height: Int)? {
+        let size = (width: width / factor, height: height / factor)
+        return size.width >= 1 && size.height >= 1 ? size : nil
+    }
+
+    /// The image at 1/`factor` (one of `factors`), in memory, with the metadata of `source`
+    /// (the file's header image): what libvips' loader gives at that shrink, whose header
+    /// differs from the full size's in the size alone (`size(factor:)`).
     func image(factor: Int, like source: VipsImageRef) throws(ImagingError) -> VipsImageRef {
-        let width = source.width, height = source.height
+        guard let (width, height) = size(factor: factor) else {
+            throw .libvips(operation: "jpegload", message: "shrinking \(self.width)×\(self.height) by \(factor) leaves no pixel")
+        }
         return try VipsImageRef.rendered(
             width: width, height: height, bands: bands, like: source,
             failure: .libvips(operation: "jpegload", message: "cannot scale the JPEG by 1/\(factor) to \(width)×\(height)")

@@ -114,17 +114,17 @@ struct SourceDecoder: Sendable {
         switch header.loader {
         case "jpegload":
             let factor = ShrinkOnLoad.jpegFactor(requiredScale: requiredScale, mode: shrinkOnLoad)
-            if factor > 1 || reopen {
+            // The pixels come from the coefficients where the source has them (the same
+            // pixels, `JPEGCoefficients`), with the header already opened: no load at all.
+            if JPEGCoefficients.factors.contains(factor), let coefficients = source.jpegCoefficients?.value(),
+               coefficients.size(factor: factor) != nil {
+                // Resampled as the stream they stand for would have been (`DecodedImage`).
+                if access == .sequential { resampleStrip = VipsImageRef.sequentialReduceStrip }
+                image = try coefficients.image(factor: factor, like: source.image)
+                isInMemory = true
+            } else if factor > 1 || reopen {
                 image = try VipsImageRef.loadJPEG(path: path, shrinkFactor: factor, access: access,
                                                   strictness: strictness)
-            }
-            // The loader above has read the header alone; the pixels come from the coefficients
-            // where the source has them (the same pixels, `JPEGCoefficients`).
-            if JPEGCoefficients.factors.contains(factor), let coefficients = source.jpegCoefficients?.value() {
-                // Resampled as the stream they stand for would have been (`DecodedImage`).
-                if image.isSequential { resampleStrip = VipsImageRef.sequentialReduceStrip }
-                image = try coefficients.image(factor: factor, like: image)
-                isInMemory = true
             }
         case "webpload":
             let scale = ShrinkOnLoad.webpScale(requiredScale: requiredScale)
