@@ -2,8 +2,8 @@
 import PackageDescription
 
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
-/// (`thumbgen`) over it; libvips, libcurl and SQLite are reached only through the `CVips`,
-/// `CCurl` and `CSQLite` system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
+/// (`thumbgen`) over it; libvips, libcurl, SQLite and gumbo (an HTML5 parser) are reached only through the
+/// `CVips`, `CCurl`, `CSQLite` and `CGumbo` system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
 /// four C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
 /// libjpeg's setjmp errors, `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
 /// scale made from it (libjpeg's own reduced IDCTs, which only C can call), `CWebPScale`,
@@ -33,6 +33,11 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(name: "CSystem"),
+        .systemLibrary(
+            name: "CGumbo",
+            pkgConfig: "gumbo",
+            providers: [.apt(["libgumbo-dev"])]
+        ),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -66,6 +71,7 @@ let package = Package(
                 "CCurl",
                 "CSystem",
                 "CSQLite",
+                "CGumbo",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

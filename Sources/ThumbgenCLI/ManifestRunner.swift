@@ -18,6 +18,8 @@ struct ManifestRunner {
         /// The rows of a walk over folders, globs and image files, and a second walk of the
         /// same paths that only counts them (for the progress line's total).
         case tree(TreeManifest, counting: TreeManifest)
+        /// Rows made in memory (`thumbgen site`'s), `count` of them.
+        case rows(any RecordSource, count: Int)
     }
 
     var input: Input
@@ -47,6 +49,8 @@ struct ManifestRunner {
     var shard: Shard?
     /// `--prune`: remove what earlier runs placed under `--out` and this one did not.
     var prune = false
+    /// Hears every row's result as the report does (`thumbgen site` rewrites pages from them).
+    var onResults: (@Sendable ([RowResult]) -> Void)?
 
     /// Runs the manifest with `configuration`; `dryRun` only plans it.
     func run(_ configuration: PipelineConfiguration, dryRun: Bool = false) throws {
@@ -67,6 +71,8 @@ struct ManifestRunner {
             case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree
+            case .rows(let rows, _):
+                reader = rows
             }
         } catch {
             // A signal while the header was awaited ends the run as interrupted, not as a bad
@@ -91,6 +97,7 @@ struct ManifestRunner {
             if outputs.progress.isShown { outputs.progress.setTotal(count) }
         }
         if case .tree(_, let counting) = input { countRows(of: counting, into: outputs.progress) }
+        if case .rows(_, let count) = input, outputs.progress.isShown { outputs.progress.setTotal(count) }
         var configuration = configuration
         if let events = outputs.events { configuration.onEvent = { events.log($0) } }
         // The record of placed files: every run that writes under --out keeps it (a dry run
@@ -103,7 +110,15 @@ struct ManifestRunner {
             pipeline = DryRun(configuration: configuration, onResult: recorder.record)
         } else {
             do {
-                pipeline = try Pipeline(configuration: configuration, onResults: recorder.record)
+                let record: @Sendable ([RowResult]) -> Void = recorder.record
+                var heard = record
+                if let hear = onResults {
+                    heard = { results in
+                        record(results)
+                        hear(results)
+                    }
+                }
+                pipeline = try Pipeline(configuration: configuration, onResults: heard)
             } catch let error as AtomicFileWriter.Failure {
                 throw fail(error.description, ExitStatus.unwritable)
             } catch {

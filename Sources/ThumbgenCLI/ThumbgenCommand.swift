@@ -19,7 +19,7 @@ struct ThumbgenCommand: ParsableCommand {
             Run `thumbgen render --help` for every option; see README.md and docs/ for the details.
             """,
         version: ThumbgenVersion.current,
-        subcommands: [RenderCommand.self, WarmCommand.self, ManifestCommand.self, ExplainCommand.self, CacheCommand.self, ReportCommand.self, DoctorCommand.self],
+        subcommands: [RenderCommand.self, SiteCommand.self, WarmCommand.self, ManifestCommand.self, ExplainCommand.self, CacheCommand.self, ReportCommand.self, DoctorCommand.self],
         defaultSubcommand: RenderCommand.self)
 
     /// Parses and runs the command, mapping argument errors to exit status 2 (the parser's

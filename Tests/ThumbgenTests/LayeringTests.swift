@@ -14,7 +14,7 @@ struct LayeringTests {
     /// `curlSymbols`' business, the Linux ones, `tg_sys_`, `systemSymbols`', the WebP planes,
     /// `webpSymbols`', and the JPEG coefficients, `jpegScaleSymbols`') and the GLib calls that
     /// free what libvips hands out; `CJPEGWriter`, which writes libvips images.
-    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_|sqlite_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
+    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_|sqlite_|gumbo_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
     /// `CSystem`: its module and its shims.
     static let systemSymbols = #"import CSystem|tg_sys_"#
     /// `CWebPScale`: its module and its functions.
@@ -25,6 +25,8 @@ struct LayeringTests {
     static let resampleSymbols = #"import CResample|tg_resample_"#
     /// `CSQLite`: its module, SQLite's functions and constants, and the shim.
     static let sqliteSymbols = #"import CSQLite|sqlite3_|SQLITE_|tg_sqlite_"#
+    /// `CGumbo`: its module, gumbo's functions and constants, and the shim.
+    static let gumboSymbols = #"import CGumbo|gumbo_|GUMBO_|tg_gumbo_"#
     /// A read of `VipsImageRef.pointer` (no other type in the library has a `pointer`).
     static let imagePointer = #"\.pointer\b"#
     /// libcurl's functions, shims, types and constants.
@@ -124,6 +126,7 @@ struct LayeringTests {
         ("CJPEGScale", jpegScaleSymbols, "Imaging/JPEGCoefficients.swift"),
         ("CResample", resampleSymbols, "Imaging/VipsImageRef+Resample.swift"),
         ("CSQLite", sqliteSymbols, "Caching/Store/IndexDatabase.swift"),
+        ("CGumbo", gumboSymbols, "Site/HTMLScan.swift"),
     ]
 
     /// Whether `file` is `owner` or one of its extension files (`Owner+Part.swift`).
@@ -131,7 +134,7 @@ struct LayeringTests {
         file == owner || (file.hasPrefix(owner.dropLast(".swift".count) + "+") && file.hasSuffix(".swift"))
     }
 
-    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift, CResample only from Imaging/VipsImageRef+Resample.swift, SQLite only from Caching/Store/IndexDatabase(+*).swift",
+    @Test("CWebPScale is called only from Imaging/WebPPlanes.swift, CJPEGScale only from Imaging/JPEGCoefficients.swift, CResample only from Imaging/VipsImageRef+Resample.swift, SQLite only from Caching/Store/IndexDatabase(+*).swift, gumbo only from Site/HTMLScan.swift",
           arguments: ownedTargets.indices)
     func decodersStayInTheirWrappers(_ index: Int) throws {
         let (name, symbols, owner) = Self.ownedTargets[index]

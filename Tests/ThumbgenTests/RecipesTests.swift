@@ -31,9 +31,9 @@ struct RecipesTests {
         return folder
     }
 
-    /// Runs `script` with `sh` in `folder`, thumbgen's folder first on PATH.
-    static func run(_ script: String, in folder: TemporaryDirectory, name: String = "recipe.sh")
-        async throws -> (status: Int32, output: String)
+    /// Runs `script` with `sh` in `folder`, thumbgen's folder first on PATH, `environment` added.
+    static func run(_ script: String, in folder: TemporaryDirectory, name: String = "recipe.sh",
+                    environment extra: [String: String] = [:]) async throws -> (status: Int32, output: String)
     {
         let binary = try #require(TestPaths.thumbgen)
         let file = try folder.write(script, to: name)
@@ -45,6 +45,7 @@ struct RecipesTests {
         environment["PATH"] = binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
         // Recipes that name no cache must not touch the user's.
         environment["THUMBGEN_CACHE_DIR"] = folder.file("default-cache").path
+        environment.merge(extra) { $1 }
         process.environment = environment
         let log = folder.file("\(name).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Where an `<img src>` of a page leads: a file of the site, or why it is left alone.
+enum ImageReference {
+    /// The file `src` names, for a page at `page` (a path relative to the site's folder
+    /// `root`, which is absolute and resolved): relative to the page's folder, or to the
+    /// site's root when it starts with `/`; the query and fragment dropped and the rest
+    /// percent-decoded, as a static server maps a URL to a file. The file must be a regular
+    /// file inside `root`, links resolved.
+    static func resolve(_ src: String, page: String, root: String) -> Result<String, SkipReason> {
+        let trimmed = src.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return .failure(.noSource) }
+        let lowered = trimmed.lowercased()
+        if lowered.hasPrefix("data:") || lowered.hasPrefix("blob:") { return .failure(.dataURL) }
+        if trimmed.hasPrefix("//") || hasScheme(trimmed) { return .failure(.external) }
+        var path = trimmed
+        if let cut = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = String(path[..<cut]) }
+        guard let decoded = path.removingPercentEncoding, !decoded.isEmpty, !decoded.contains("\0") else {
+            return .failure(.notFound)
+        }
+        let folder = (page as NSString).deletingLastPathComponent
+        let joined = decoded.hasPrefix("/") ? root + decoded : (root as NSString).appendingPathComponent(folder) + "/" + decoded
+        guard let lexical = normalised(joined), isInside(lexical, root) else { return .failure(.outsideSite) }
+        var info = stat()
+        guard stat(lexical, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return .failure(.notFound) }
+        // A link may lead out of the site; what it leads to is what is read.
+        guard let real = realpath(lexical, nil) else { return .failure(.notFound) }
+        defer { free(real) }
+        let resolved = String(cString: real)
+        return isInside(resolved, root) ? .success(resolved) : .failure(.outsideSite)
+    }
+
+    /// Whether `text` starts with a URL scheme (`https:`, `mailto:`): letters, then letters,
+    /// digits, `+`, `-` or `.`, then a colon.
+    private static func hasScheme(_ text: String) -> Bool {
+        guard let colon = text.firstIndex(of: ":"), colon > text.startIndex else { return false }
+        let scheme = text[..<colon]
+        guard let first = scheme.first, first.isASCII, first.isLetter else { return false }
+        return scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+    }
+
+    /// `path` (absolute) with `.` and `..` taken out lexically; nil when `..` climbs above `/`.
+    private static func normalised(_ path: String) -> String? {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/", omittingEmptySubsequences: true) {
+            if part == "." { continue }
+            if part == ".." {
+                guard parts.popLast() != nil else { return nil }
+                continue
+            }
+            parts.append(part)
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
+    private static func isInside(_ path: String, _ root: String) -> Bool {
+        path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    }
+}

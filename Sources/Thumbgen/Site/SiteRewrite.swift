@@ -1,0 +1,91 @@
+import Foundation
+
+/// What rewriting a site's pages did.
+public struct SiteOutcome: Sendable, Equatable {
+    /// Pages whose bytes changed (written, or with `dryRun` to be written).
+    public var pagesChanged = 0
+    /// Pages with elements to rewrite whose bytes came out the same: thumbgen's own output.
+    public var pagesUnchanged = 0
+    /// Elements given their `<picture>` (or found already with the one they would get).
+    public var elementsRewritten = 0
+    /// Elements left as they were because none of their fallback's rows was made.
+    public var elementsFailed = 0
+    /// With `dryRun`: a line per element that would change, `page:line <img src="...">`.
+    public var wouldChange: [String] = []
+}
+
+extension SitePlan {
+    /// Rewrites every page with elements from the rows' `results` (rows of `SiteRows(self)`),
+    /// each page atomically, and only where its bytes change; with `dryRun`, writes nothing
+    /// and lists what would change.
+    public func rewrite(results: [RowResult], dryRun: Bool) throws -> SiteOutcome {
+        var outputs: [Int: [String: [Int: String]]] = [:]
+        for result in results where result.status == .written || result.status == .unchanged {
+            guard let row = SiteRows.parse(id: result.id), let out = result.out, let width = result.width else { continue }
+            outputs[row.source, default: [:]][row.format, default: [:]][width] = out
+        }
+        let writer = dryRun ? nil : try AtomicFileWriter(root: URL(fileURLWithPath: root))
+        var outcome = SiteOutcome()
+        for page in pages {
+            let folder = URL(fileURLWithPath: root + "/" + page.path).deletingLastPathComponent()
+            let outFolder = URL(fileURLWithPath: root + "/" + settings.outFolder)
+            func candidates(_ source: Int, _ format: String) -> [PictureRewrite.Candidate] {
+                (outputs[source]?[format] ?? [:]).map { width, out in
+                    let target = outFolder.appendingPathComponent(out)
+                    let url = ContactSheet.relativeURL(from: folder, to: target.deletingLastPathComponent())
+                        + ContactSheet.encodedSegment(target.lastPathComponent)
+                    return PictureRewrite.Candidate(url: url, width: width)
+                }
+            }
+            var replacements: [(Range<Int>, [UInt8])] = []
+            for (order, element) in page.elements.enumerated() {
+                let source = sources[element.source]
+                let fallback = candidates(element.source, source.facts.fallback)
+                guard !fallback.isEmpty else {
+                    outcome.elementsFailed += 1
+                    continue
+                }
+                let modern = settings.formats.map { (type: Self.mediaType($0), candidates: candidates(element.source, $0)) }
+                let markup = PictureRewrite.markup(element, facts: source.facts, modern: modern, fallback: fallback,
+                                                   sizes: settings.sizes, first: order == 0)
+                outcome.elementsRewritten += 1
+                if Array(page.bytes[element.replacing]) != markup {
+                    replacements.append((element.replacing, markup))
+                    if dryRun {
+                        outcome.wouldChange.append("\(page.path):\(element.line) <img src=\"\(element.attributes["src"] ?? "")\">")
+                    }
+                }
+            }
+            guard !replacements.isEmpty else {
+                outcome.pagesUnchanged += 1
+                continue
+            }
+            outcome.pagesChanged += 1
+            guard let writer else { continue }
+            _ = try writer.write(Data(Self.splice(page.bytes, replacements)), to: page.path)
+        }
+        return outcome
+    }
+
+    /// `bytes` with each range replaced; the ranges do not overlap.
+    static func splice(_ bytes: [UInt8], _ replacements: [(Range<Int>, [UInt8])]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + replacements.reduce(0) { $0 + $1.1.count })
+        var at = 0
+        for (range, replacement) in replacements.sorted(by: { $0.0.lowerBound < $1.0.lowerBound }) {
+            out += bytes[at..<range.lowerBound]
+            out += replacement
+            at = range.upperBound
+        }
+        out += bytes[at...]
+        return out
+    }
+
+    /// The media type of an output format's name.
+    static func mediaType(_ format: String) -> String {
+        switch format {
+        case "jpeg", "jpg": return "image/jpeg"
+        default: return "image/" + format
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import Thumbgen
+
+/// `thumbgen site DIR`: makes a built site's images responsive, in place.
+struct SiteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "site",
+        abstract: "Make every <img> of a built site's HTML responsive: a ladder of widths in modern formats, and each <img> wrapped in a <picture> with srcset, sizes, width and height.",
+        discussion: """
+            Finds the <img> elements of DIR's .html files with an HTML5 parser, renders each \
+            image they show (once, whatever the number of pages) into DIR/_thumbgen/, and \
+            replaces each <img> tag with a <picture>: every other byte of the page stays as it \
+            was, and a second run changes nothing. SVGs, animations, small images, other sites' \
+            images, an <img> with its own srcset or in a <picture>, and any marked \
+            data-thumbgen="skip" are left alone (counted in the summary; not failures). See \
+            docs/site.md.
+            """)
+
+    @Argument(help: "The built site's folder (Hugo's public/, MkDocs' site/, ...).")
+    var directory: String
+
+    @Option(help: "The widths of the ladder, comma-separated; each kept where the image is at least a quarter wider, and the image's own width (up to the largest) added.")
+    var widths = "320,640,960,1280,1920"
+
+    @Option(help: "The formats of the <source> elements, best first, comma-separated (webp, avif, jxl), or none; the <img> falls back to JPEG, or PNG where the image has alpha.")
+    var formats = "webp"
+
+    @Option(help: "Images narrower than this (in pixels) are left alone: icons and badges.")
+    var minWidth = 128
+
+    @Option(help: "The folder of DIR the outputs go in.")
+    var outFolder = "_thumbgen"
+
+    @Flag(help: "List every <img> that would be rewritten, touching nothing.")
+    var dryRun = false
+
+    @OptionGroup(title: "Run")
+    var options: RunOptions
+
+    @OptionGroup
+    var recipe: RecipeOptions
+
+    func validate() throws {
+        guard parsedWidths != nil else { throw ValidationError("--widths takes whole numbers above 0, comma-separated") }
+        guard !outFolder.isEmpty, !outFolder.hasPrefix("/"), !outFolder.split(separator: "/").contains("..") else {
+            throw ValidationError("--out-folder must be a folder inside the site")
+        }
+        let known: Set<String> = ["webp", "avif", "jxl"]
+        guard parsedFormats.allSatisfy(known.contains) else { throw ValidationError("--formats takes webp, avif, jxl or none") }
+    }
+
+    private var parsedWidths: [Int]? {
+        let values = widths.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
+        return values.compactMap { $0 }
+    }
+
+    private var parsedFormats: [String] {
+        formats == "none" ? [] : formats.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+    }
+
+    func run() throws {
+        var settings = SiteSettings()
+        settings.widths = parsedWidths ?? settings.widths
+        settings.formats = parsedFormats
+        // --sizes (the run's option, which the --index uses too): an <img> without sizes of its own gets it.
+        settings.sizes = options.sizes ?? settings.sizes
+        settings.minWidth = minWidth
+        settings.outFolder = outFolder
+        let plan: SitePlan
+        do {
+            plan = try SitePlan(root: directory, settings: settings)
+        } catch {
+            printError(error.description)
+            throw ExitStatus.unusable
+        }
+        plan.untouched.forEach { printError("\($0.page): left untouched: it \($0.reason)") }
+        let rows = SiteRows(plan)
+        if dryRun {
+            plan.eligibleLines().forEach { printError("would rewrite \($0)") }
+            if !options.quiet { printError(summary(plan, nil)) }
+            return
+        }
+        let out = URL(fileURLWithPath: plan.root).appendingPathComponent(outFolder)
+        var configuration = try options.configuration(outputDirectory: out, fetch: recipe.fetch, limits: recipe.limits,
+                                                  cache: recipe.cache, lookOnly: false)
+        configuration.fetch.credentials = try recipe.sources.credentials()
+        let heard = Mutex<[RowResult]>([])
+        var runner = options.runner(input: .rows(rows, count: rows.count), recipe: recipe, command: "site")
+        runner.onResults = { results in heard.withLock { $0 += results } }
+        var failure: Error?
+        do {
+            try runner.run(configuration)
+        } catch let status as ExitCode where status == ExitStatus.rowFailed {
+            // The pages are still rewritten from the rows that were made.
+            failure = status
+        }
+        let outcome = try plan.rewrite(results: heard.withLock { $0 }, dryRun: false)
+        if !options.quiet { printError(summary(plan, outcome)) }
+        if let failure { throw failure }
+        if outcome.elementsFailed > 0 || !plan.untouched.isEmpty, options.failOn == .error { throw ExitStatus.rowFailed }
+    }
+
+    private func summary(_ plan: SitePlan, _ outcome: SiteOutcome?) -> String {
+        let skipped = plan.skipped.values.reduce(0, +)
+        let reasons = plan.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
+        var line = "site: \(plan.pageCount) pages"
+        if let outcome {
+            line += " (\(outcome.pagesChanged) rewritten, \(outcome.pagesUnchanged) unchanged, \(plan.untouched.count) untouched)"
+            line += "; images: \(outcome.elementsRewritten) rewritten, \(outcome.elementsFailed) failed"
+        } else {
+            line += "; images: \(plan.eligibleLines().count) would be rewritten"
+        }
+        line += ", \(skipped) left alone" + (reasons.isEmpty ? "" : " (\(reasons))")
+        return line
+    }
+}

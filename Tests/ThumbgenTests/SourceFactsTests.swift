@@ -1,0 +1,55 @@
+import CVips
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// `SourceFacts`: a site image's upright size, alpha and frames from its first bytes, checked
+/// against what libvips reads of the same files.
+@Suite("Site: source facts from a file's first bytes")
+struct SourceFactsTests {
+    static let photo = RawImage(width: 300, height: 200) { x, y in Colour(r: UInt8(x % 256), g: UInt8(y % 256), b: 90) }
+
+    @Test("JPEG, PNG, WebP (lossy, lossless, extended) and GIF: size, alpha, animation", arguments: [
+        (OutputFormat.jpeg, false), (.png, false), (.png, true), (.webp, false), (.webp, true), (.gif, false),
+    ])
+    func formats(format: OutputFormat, alpha: Bool) throws {
+        var image = RawImage(width: 300, height: 200, alpha: alpha) { x, y in
+            Colour(r: UInt8(x % 256), g: UInt8(y % 256), b: 90, a: alpha ? UInt8((x + y) % 256) : 255)
+        }
+        if !alpha { image = Self.photo }
+        let data = try image.encoded(as: format)
+        let facts = try #require(SourceFacts.read([UInt8](data.prefix(SourceFacts.readLength))))
+        #expect(facts.width == 300 && facts.height == 200)
+        // A GIF's transparency is a frame's: it counts as having alpha (a PNG fallback).
+        #expect(facts.hasAlpha == (alpha || format == .gif))
+        #expect(!facts.animated)
+    }
+
+    @Test("A JPEG turned a quarter by its EXIF orientation is as wide as it stands", arguments: [1, 3, 6, 8])
+    func orientation(_ orientation: UInt16) throws {
+        let jpeg = FixtureBytes.jpeg(try Self.photo.encoded(as: .jpeg), withExifOrientation: orientation)
+        let facts = try #require(SourceFacts.read([UInt8](jpeg)))
+        let turned = orientation >= 5
+        #expect(facts.width == (turned ? 200 : 300) && facts.height == (turned ? 300 : 200))
+    }
+
+    @Test("Animated GIF and WebP are animations")
+    func animations() throws {
+        let strip = RawImage(width: 40, height: 90) { _, y in Colour(r: UInt8(y * 2), g: 0, b: 0) }
+        for format in [OutputFormat.gif, .webp] {
+            let data = try strip.encodedAnimation(pageHeight: 30, as: format)
+            let facts = try #require(SourceFacts.read([UInt8](data)), "\(format)")
+            #expect(facts.animated, "\(format)")
+            #expect(facts.width == 40 && facts.height == 30, "\(format): \(facts)")
+        }
+    }
+
+    @Test("Other formats and damaged headers have none")
+    func none() throws {
+        #expect(SourceFacts.read(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)) == nil)
+        let jpeg = [UInt8](try Self.photo.encoded(as: .jpeg))
+        #expect(SourceFacts.read(Array(jpeg.prefix(20))) == nil)
+        #expect(SourceFacts.read([0xFF, 0xD8, 0xFF]) == nil)
+        #expect(SourceFacts.read(Array("RIFF....WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 20)) == nil)
+    }
+}
