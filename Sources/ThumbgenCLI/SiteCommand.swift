@@ -36,6 +36,9 @@ struct SiteCommand: ParsableCommand {
     @Flag(help: "List every <img> that would be rewritten, touching nothing.")
     var dryRun = false
 
+    @Flag(help: "Remove the outputs an earlier run placed in the output folder that no page shows any more (never a file thumbgen did not place, nor one changed since); skipped when a page was left untouched.")
+    var prune = false
+
     @OptionGroup(title: "Run")
     var options: RunOptions
 
@@ -87,9 +90,17 @@ struct SiteCommand: ParsableCommand {
         var configuration = try options.configuration(outputDirectory: out, fetch: recipe.fetch, limits: recipe.limits,
                                                   cache: recipe.cache, lookOnly: false)
         configuration.fetch.credentials = try recipe.sources.credentials()
+        // The <img>'s background while it loads: the dominant colour and the LQIP, unless
+        // --placeholders says otherwise (none: no background).
+        let kinds: Set<PlaceholderKind> = options.placeholders == nil ? [.dominant, .lqip] : options.placeholderKinds
+        configuration.placeholders = kinds
+        configuration.makesPlaceholders = !kinds.isEmpty
         let heard = Mutex<[RowResult]>([])
         var runner = options.runner(input: .rows(rows, count: rows.count), recipe: recipe, command: "site")
         runner.onResults = { results in heard.withLock { $0 += results } }
+        // A page left untouched may show outputs no row of this run makes: keep them all.
+        runner.prune = prune && plan.untouched.isEmpty
+        if prune && !plan.untouched.isEmpty { printError("not pruning: \(plan.untouched.count) pages were left untouched") }
         var failure: Error?
         do {
             try runner.run(configuration)

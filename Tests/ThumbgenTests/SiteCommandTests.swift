@@ -166,6 +166,50 @@ struct SiteCommandTests {
         #expect(run.stderr.contains("(2 rewritten, 0 unchanged, 1 untouched)"), "\(run.stderr)")
     }
 
+    @Test("The placeholder is the <img>'s background unless the author styled it, the image has alpha, or --placeholders none")
+    func placeholders() async throws {
+        let (folder, _, run) = try await Self.siteRun()
+        #expect(run.status == 0, "\(run.stderr)")
+        let post = String(decoding: try Self.read(folder.file("site/blog/post/index.html")), as: UTF8.self)
+        #expect(post.contains("height=\"360\" style=\"background:#"), "\(post)")
+        #expect(post.contains("<picture data-thumbgen=\"srcset sizes height style fetchpriority\">"), "\(post)")
+        let home = String(decoding: try Self.read(folder.file("site/index.html")), as: UTF8.self)
+        // The hero has a style of its own; the logo has alpha.
+        #expect(home.components(separatedBy: "background:").count == 1, "\(home)")
+        let none = try await CLIRunner.run(["site", "site", "--cache-dir", "cache", "--placeholders", "none"], in: folder.url)
+        #expect(none.status == 0, "\(none.stderr)")
+        let plain = String(decoding: try Self.read(folder.file("site/blog/post/index.html")), as: UTF8.self)
+        #expect(!plain.contains("background:"), "\(plain)")
+        #expect(plain.contains("<picture data-thumbgen=\"srcset sizes height fetchpriority\">"), "\(plain)")
+    }
+
+    @Test("--prune removes the outputs of an image no page shows any more, and nothing else")
+    func prune() async throws {
+        let (folder, pages, run) = try await Self.siteRun(["--prune"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let out = folder.file("site/_thumbgen/images")
+        let before = TemporaryDirectory.files(under: out)
+        #expect(before.filter { $0.hasPrefix("logo-") }.count == 6, "\(before)")
+        // The generator built the home page again, without the logo.
+        let withoutLogo = pages["index.html"]!.replacingOccurrences(of: "<p><img src=\"images/logo.png\" alt=logo/></p>\n", with: "")
+        try folder.write(withoutLogo, to: "site/index.html")
+        try folder.write("kept\n", to: "site/_thumbgen/images/notes.txt")
+        let second = try await CLIRunner.run(["site", "site", "--cache-dir", "cache", "--prune"], in: folder.url)
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains(", 6 pruned in"), "\(second.stderr)")
+        let after = TemporaryDirectory.files(under: out)
+        #expect(Set(after) == Set(before.filter { !$0.hasPrefix("logo-") } + ["notes.txt"]), "\(after)")
+        // A page left untouched: nothing is pruned.
+        try folder.write(Data(Array("<p>caf".utf8) + [0xE9]), to: "site/old.html")
+        try folder.write(pages["index.html"]!.replacingOccurrences(of: "<IMG SRC=\"/images/beach.jpg\"", with: "<IMG SRC=\"/images/gone.jpg\""),
+                         to: "site/index.html")
+        let third = try await CLIRunner.run(["site", "site", "--cache-dir", "cache", "--prune"], in: folder.url)
+        #expect(third.status == 1, "\(third.stderr)")
+        #expect(third.stderr.contains("not pruning: 1 pages were left untouched"), "\(third.stderr)")
+        // (The page shows the logo again: its outputs come back from the cache.)
+        #expect(Set(after).isSubset(of: Set(TemporaryDirectory.files(under: out))))
+    }
+
     @Test("--dry-run lists what it would rewrite and writes nothing")
     func dryRun() async throws {
         let (folder, pages, run) = try await Self.siteRun(["--dry-run"])

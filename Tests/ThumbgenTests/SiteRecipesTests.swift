@@ -73,8 +73,11 @@ struct SiteRecipesTests {
         let changed = try Self.compare(built: site.file("plain"), rewritten: site.file("public"))
         #expect(changed == ["index.html", "posts/beach/index.html"], "\(changed)")
         let post = try String(contentsOf: site.file("public/posts/beach/index.html"), encoding: .utf8)
-        #expect(post.contains("<picture data-thumbgen=\"srcset sizes width height fetchpriority\"><source type=\"image/webp\" srcset=\"../../_thumbgen/images/beach-320."), "\(post)")
+        #expect(post.contains("<picture data-thumbgen=\"srcset sizes width height style fetchpriority\"><source type=\"image/webp\" srcset=\"../../_thumbgen/images/beach-320."), "\(post)")
         #expect(post.contains("alt=\"The beach at noon\""))
+        // Its placeholder behind it while it loads: the dominant colour and the blurred preview.
+        #expect(post.contains(" style=\"background:#"), "\(post)")
+        #expect(post.contains("url(data:image/webp;base64,"), "\(post)")
         let rewritten = try Data(contentsOf: site.file("public/posts/beach/index.html"))
         // Hugo writes its plain pages again; thumbgen makes the same ones from the cache.
         let second = try await RecipesTests.run(script, in: site)

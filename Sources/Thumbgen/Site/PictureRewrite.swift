@@ -12,10 +12,11 @@ enum PictureRewrite {
 
     /// The replacement of `element`, whose source is `facts`: `modern` candidates by format
     /// (best first; formats with none left out), `fallback` for the `<img>`, `sizes` unless
-    /// the author gave one; `first` for the first image of its page (likely the largest
+    /// the author gave one, `background` (an inline style drawing the placeholder) unless the
+    /// author gave a `style`; `first` for the first image of its page (likely the largest
     /// paint: fetched at once, at high priority).
     static func markup(_ element: SiteElement, facts: SourceFacts, modern: [(type: String, candidates: [Candidate])],
-                       fallback: [Candidate], sizes: String, first: Bool) -> [UInt8] {
+                       fallback: [Candidate], sizes: String, background: String?, first: Bool) -> [UInt8] {
         let own = element.attributes
         let chosenSizes = own["sizes"] ?? sizes
         var added: [(String, String)] = [("srcset", srcset(fallback))]
@@ -30,6 +31,7 @@ enum PictureRewrite {
         default:
             break
         }
+        if let background, own["style"] == nil { added.append(("style", background)) }
         if first {
             if own["fetchpriority"] == nil { added.append(("fetchpriority", "high")) }
         } else {

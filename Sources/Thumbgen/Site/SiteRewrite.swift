@@ -20,9 +20,11 @@ extension SitePlan {
     /// and lists what would change.
     public func rewrite(results: [RowResult], dryRun: Bool) throws -> SiteOutcome {
         var outputs: [Int: [String: [Int: String]]] = [:]
+        var placeholders: [Int: PlaceholderFields] = [:]
         for result in results where result.status == .written || result.status == .unchanged {
             guard let row = SiteRows.parse(id: result.id), let out = result.out, let width = result.width else { continue }
             outputs[row.source, default: [:]][row.format, default: [:]][width] = out
+            if let placeholder = result.placeholder { placeholders[row.source] = placeholder }
         }
         let writer = dryRun ? nil : try AtomicFileWriter(root: URL(fileURLWithPath: root))
         var outcome = SiteOutcome()
@@ -46,8 +48,9 @@ extension SitePlan {
                     continue
                 }
                 let modern = settings.formats.map { (type: Self.mediaType($0), candidates: candidates(element.source, $0)) }
+                let background = placeholders[element.source].flatMap(PictureMarkup.background)
                 let markup = PictureRewrite.markup(element, facts: source.facts, modern: modern, fallback: fallback,
-                                                   sizes: settings.sizes, first: order == 0)
+                                                   sizes: settings.sizes, background: background, first: order == 0)
                 outcome.elementsRewritten += 1
                 if Array(page.bytes[element.replacing]) != markup {
                     replacements.append((element.replacing, markup))
