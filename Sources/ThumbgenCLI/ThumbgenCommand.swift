@@ -38,13 +38,24 @@ struct ThumbgenCommand: ParsableCommand {
         }
         // Before anything else, so that a signal at any moment ends the process as promised.
         SignalTrap.shared.install()
+        // thumbgen.toml's settings become the flags they stand for (docs/config.md).
+        let configured: ConfigArguments
         do {
-            var command = try parseAsRoot()
+            configured = try ConfigArguments.apply(to: Array(CommandLine.arguments.dropFirst()),
+                                                   directory: FileManager.default.currentDirectoryPath)
+        } catch {
+            FileHandle.standardError.write(Data("thumbgen: \(TerminalText.safe(error.description))\n".utf8))
+            Foundation.exit(ExitStatus.unusable.rawValue)
+        }
+        do {
+            var command = try parseAsRoot(configured.arguments)
             try command.run()
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((TerminalText.safe(fullMessage(for: error), keepingNewlines: true) + "\n").utf8))
+                let message = fullMessage(for: error)
+                let explained = configured.explain(message) ?? message
+                FileHandle.standardError.write(Data((TerminalText.safe(explained, keepingNewlines: true) + "\n").utf8))
                 Foundation.exit(ExitStatus.unusable.rawValue)
             }
             // Help and other clean exits print on standard output as the parser does; an
