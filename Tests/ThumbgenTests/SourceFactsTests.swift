@@ -18,7 +18,7 @@ struct SourceFactsTests {
         }
         if !alpha { image = Self.photo }
         let data = try image.encoded(as: format)
-        let facts = try #require(SourceFacts.read([UInt8](data.prefix(SourceFacts.readLength))))
+        let facts = try #require(SourceFacts.read([UInt8](data)))
         #expect(facts.width == 300 && facts.height == 200)
         // A GIF's transparency is a frame's: it counts as having alpha (a PNG fallback).
         #expect(facts.hasAlpha == (alpha || format == .gif))
@@ -42,6 +42,28 @@ struct SourceFactsTests {
             #expect(facts.animated, "\(format)")
             #expect(facts.width == 40 && facts.height == 30, "\(format): \(facts)")
         }
+    }
+
+    @Test("A GIF whose first frame runs past the first read is read further: a still is a still, an animation an animation")
+    func longFirstFrame() throws {
+        let folder = try TemporaryDirectory("facts")
+        // Noise: each frame far over the first read's 16 KiB.
+        var state: UInt32 = 46
+        let noise = RawImage(width: 300, height: 600) { _, _ in
+            state = state &* 1_664_525 &+ 1_013_904_223
+            return Colour(r: UInt8(state >> 24), g: UInt8((state >> 16) & 0xff), b: UInt8((state >> 8) & 0xff))
+        }
+        let still = try folder.write(try noise.encoded(as: .gif), to: "still.gif")
+        let moving = try folder.write(try noise.encodedAnimation(pageHeight: 300, as: .gif), to: "moving.gif")
+        #expect(try Data(contentsOf: still).count > SourceFacts.readLength * 4)
+        let stillFacts = try #require(SourceFacts.read(path: still.path))
+        #expect(!stillFacts.animated && stillFacts.width == 300 && stillFacts.height == 600)
+        let movingFacts = try #require(SourceFacts.read(path: moving.path))
+        #expect(movingFacts.animated && movingFacts.height == 300)
+        // Cut short inside its first frame, nothing more to read: left alone as if animated.
+        let cut = try Data(contentsOf: moving).prefix(SourceFacts.readLength * 2)
+        #expect(SourceFacts.read([UInt8](cut), whole: false) == nil)
+        #expect(SourceFacts.read([UInt8](cut), whole: true)?.animated == true)
     }
 
     @Test("Other formats and damaged headers have none")

@@ -10,16 +10,16 @@ enum PictureRewrite {
         var width: Int
     }
 
-    /// The replacement of `element`, whose source is `facts`: `modern` candidates by format
-    /// (best first; formats with none left out), `fallback` for the `<img>`, `sizes` unless
-    /// the author gave one, `background` (an inline style drawing the placeholder) unless the
-    /// author gave a `style`; `first` for the first image of its page (likely the largest
-    /// paint: fetched at once, at high priority).
-    static func markup(_ element: SiteElement, facts: SourceFacts, modern: [(type: String, candidates: [Candidate])],
-                       fallback: [Candidate], sizes: String, background: String?, first: Bool) -> [UInt8] {
+    /// The replacement of `element`, whose source is `facts`: a `<source>` for each of
+    /// `modern`'s srcsets (best first; empty ones left out), `fallback`'s srcset for the `<img>`,
+    /// `sizes` unless the author gave one, `background` (an inline style drawing the
+    /// placeholder) unless the author gave a `style`; `first` for the first image of its page
+    /// (likely the largest paint: fetched at once, at high priority).
+    static func markup(_ element: SiteElement, facts: SourceFacts, modern: [(type: String, srcset: String)],
+                       fallback: String, sizes: String, background: String?, first: Bool) -> [UInt8] {
         let own = element.attributes
         let chosenSizes = own["sizes"] ?? sizes
-        var added: [(String, String)] = [("srcset", srcset(fallback))]
+        var added: [(String, String)] = [("srcset", fallback)]
         if own["sizes"] == nil { added.append(("sizes", sizes)) }
         switch (own["width"].flatMap(Int.init), own["height"].flatMap(Int.init)) {
         case (nil, nil) where own["width"] == nil && own["height"] == nil:
@@ -38,23 +38,40 @@ enum PictureRewrite {
             if own["loading"] == nil { added.append(("loading", "lazy")) }
             if own["decoding"] == nil { added.append(("decoding", "async")) }
         }
-        var tag = element.tag
-        let run = added.map { " \($0.0)=\"\(escaped($0.1))\"" }.joined()
-        tag.insert(contentsOf: Array(run.utf8), at: element.insertionPoint)
-        var out = "<picture \(FoundImage.marker)=\"\(added.map(\.0).joined(separator: " "))\">"
-        for (type, candidates) in modern where !candidates.isEmpty {
-            out += "<source type=\"\(type)\" srcset=\"\(escaped(srcset(candidates)))\" sizes=\"\(escaped(chosenSizes))\">"
+        var out: [UInt8] = []
+        out.reserveCapacity(element.tag.count + 1024)
+        func append(_ text: String) { out.append(contentsOf: text.utf8) }
+        append("<picture \(FoundImage.marker)=\"")
+        for (index, attribute) in added.enumerated() { append(index == 0 ? attribute.0 : " " + attribute.0) }
+        append("\">")
+        let escapedSizes = escaped(chosenSizes)
+        for (type, srcset) in modern where !srcset.isEmpty {
+            append("<source type=\"\(type)\" srcset=\"\(escaped(srcset))\" sizes=\"\(escapedSizes)\">")
         }
-        return Array(out.utf8) + tag + Array("</picture>".utf8)
+        out.append(contentsOf: element.tag[..<element.insertionPoint])
+        for (name, value) in added { append(" \(name)=\"\(escaped(value))\"") }
+        out.append(contentsOf: element.tag[element.insertionPoint...])
+        append("</picture>")
+        return out
     }
 
-    /// `url width` pairs, narrowest first.
-    private static func srcset(_ candidates: [Candidate]) -> String {
+    /// The srcset of `candidates`: `url width` pairs, narrowest first.
+    static func srcset(_ candidates: [Candidate]) -> String {
         candidates.sorted { $0.width < $1.width }.map { "\($0.url) \($0.width)w" }.joined(separator: ", ")
     }
 
     /// `text` for a double-quoted attribute value.
     static func escaped(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x22 }) else { return text }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 16)
+        for character in text.unicodeScalars {
+            switch character {
+            case "&": out += "&amp;"
+            case "\"": out += "&quot;"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
     }
 }

@@ -128,7 +128,7 @@ public final class SitePlan: @unchecked Sendable {
     }
 
     private static func facts(of path: String) -> SourceFacts? {
-        FormatSniffer.header(path: path, length: SourceFacts.readLength).flatMap(SourceFacts.read)
+        SourceFacts.read(path: path)
     }
 
     private static func isSVG(_ path: String) -> Bool {

@@ -27,27 +27,35 @@ extension SitePlan {
             if let placeholder = result.placeholder { placeholders[row.source] = placeholder }
         }
         let writer = dryRun ? nil : try AtomicFileWriter(root: URL(fileURLWithPath: root))
+        let outFolder = URL(fileURLWithPath: root + "/" + settings.outFolder)
+        var srcsets: [SrcsetKey: String] = [:]
         var outcome = SiteOutcome()
         for page in pages {
-            let folder = URL(fileURLWithPath: root + "/" + page.path).deletingLastPathComponent()
-            let outFolder = URL(fileURLWithPath: root + "/" + settings.outFolder)
-            func candidates(_ source: Int, _ format: String) -> [PictureRewrite.Candidate] {
-                (outputs[source]?[format] ?? [:]).map { width, out in
-                    let target = outFolder.appendingPathComponent(out)
-                    let url = ContactSheet.relativeURL(from: folder, to: target.deletingLastPathComponent())
-                        + ContactSheet.encodedSegment(target.lastPathComponent)
-                    return PictureRewrite.Candidate(url: url, width: width)
+            // The way from the page's folder to the output folder, once a page (it resolves
+            // links, a system call a folder): outputs are paths under it.
+            let base = ContactSheet.relativeURL(from: URL(fileURLWithPath: root + "/" + page.path).deletingLastPathComponent(),
+                                                to: outFolder)
+            // A source's srcset by format, made once for each way to the output folder: an image
+            // shown on many pages of one folder depth is written out once.
+            func srcset(_ source: Int, _ format: String) -> String {
+                let key = SrcsetKey(base: base, source: source, format: format)
+                if let made = srcsets[key] { return made }
+                let candidates = (outputs[source]?[format] ?? [:]).map { width, out in
+                    PictureRewrite.Candidate(url: base + ContactSheet.encodedPath(out), width: width)
                 }
+                let made = PictureRewrite.srcset(candidates)
+                srcsets[key] = made
+                return made
             }
             var replacements: [(Range<Int>, [UInt8])] = []
             for (order, element) in page.elements.enumerated() {
                 let source = sources[element.source]
-                let fallback = candidates(element.source, source.facts.fallback)
+                let fallback = srcset(element.source, source.facts.fallback)
                 guard !fallback.isEmpty else {
                     outcome.elementsFailed += 1
                     continue
                 }
-                let modern = settings.formats.map { (type: Self.mediaType($0), candidates: candidates(element.source, $0)) }
+                let modern = settings.formats.map { (type: Self.mediaType($0), srcset: srcset(element.source, $0)) }
                 let background = placeholders[element.source].flatMap(PictureMarkup.background)
                 let markup = PictureRewrite.markup(element, facts: source.facts, modern: modern, fallback: fallback,
                                                    sizes: settings.sizes, background: background, first: order == 0)
@@ -68,6 +76,13 @@ extension SitePlan {
             _ = try writer.write(Data(Self.splice(page.bytes, replacements)), to: page.path)
         }
         return outcome
+    }
+
+    /// What a srcset depends on besides the outputs: the way from the page to them.
+    private struct SrcsetKey: Hashable {
+        var base: String
+        var source: Int
+        var format: String
     }
 
     /// `bytes` with each range replaced; the ranges do not overlap.

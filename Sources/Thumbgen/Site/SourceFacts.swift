@@ -11,15 +11,29 @@ struct SourceFacts: Sendable, Equatable {
     /// whose transparency is not known here), else `jpeg`.
     var fallback: String { hasAlpha ? "png" : "jpeg" }
 
-    /// How much of a file is read: a JPEG's EXIF block may precede its frame header.
-    static let readLength = 256 * 1024
+    /// How much of a file is read first: enough for every header but a JPEG whose EXIF block
+    /// (up to 64 KiB) precedes its frame header, or a GIF's first frame.
+    static let readLength = 16 * 1024
+    /// How much is read when the first read held too little.
+    static let longReadLength = 1024 * 1024
 
-    /// The facts of the image in `bytes` (its start); nil for another format, or one whose
-    /// header is damaged or beyond `readLength`.
-    static func read(_ bytes: [UInt8]) -> SourceFacts? {
+    /// The facts of the image at `path`: its first `readLength` bytes, then more when they
+    /// held too little; nil for another format or a damaged header.
+    static func read(path: String) -> SourceFacts? {
+        guard let head = FormatSniffer.header(path: path, length: readLength) else { return nil }
+        if let facts = read(head, whole: head.count < readLength) { return facts }
+        guard head.count == readLength, let more = FormatSniffer.header(path: path, length: longReadLength) else { return nil }
+        return read(more, whole: true)
+    }
+
+    /// The facts of the image in `bytes` (its start; `whole` when no more will be read); nil
+    /// for another format, or one whose header is damaged or beyond `bytes`.
+    static func read(_ bytes: [UInt8], whole: Bool = true) -> SourceFacts? {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return jpeg(bytes) }
         if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(bytes) }
-        if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) { return gif(bytes) }
+        if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) {
+            return gif(bytes, whole: whole)
+        }
         if bytes.count >= 30, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
             return webp(bytes)
         }
@@ -98,16 +112,17 @@ struct SourceFacts: Sendable, Equatable {
     }
 
     /// The logical screen's size; frames counted by walking the blocks (a second image
-    /// descriptor makes an animation; a file whose first frame runs past what was read counts
-    /// as one frame). Transparency is a frame's, so a GIF counts as having alpha (its
-    /// fallback is PNG).
-    private static func gif(_ b: [UInt8]) -> SourceFacts? {
+    /// descriptor makes an animation). Where the blocks run past what was read: nil, so that
+    /// more is read, or, with `whole`, an animation (left alone: a still made of the first
+    /// frame of an animation would replace it). Transparency is a frame's, so a GIF counts as
+    /// having alpha (its fallback is PNG).
+    private static func gif(_ b: [UInt8], whole: Bool) -> SourceFacts? {
         guard b.count >= 13 else { return nil }
         let width = little16(b, 6), height = little16(b, 8)
         guard width > 0, height > 0 else { return nil }
         var at = 13
         if b[10] & 0x80 != 0 { at += 3 << (Int(b[10] & 7) + 1) }
-        var frames = 0
+        var frames = 0, ended = false
         /// Skips data sub-blocks from `at`; false when they run past the bytes read.
         func skipSubBlocks() -> Bool {
             while at < b.count {
@@ -131,10 +146,14 @@ struct SourceFacts: Sendable, Equatable {
                 at += 1
                 guard skipSubBlocks() else { break walk }
             default:
+                // The trailer (0x3B), or bytes no GIF block starts with: the frames end here.
+                ended = true
                 break walk
             }
         }
-        return SourceFacts(width: width, height: height, hasAlpha: true, animated: frames > 1)
+        let known = frames > 1 || ended
+        guard known || whole else { return nil }
+        return SourceFacts(width: width, height: height, hasAlpha: true, animated: frames > 1 || !known)
     }
 
     /// VP8X's canvas and flags, VP8L's packed size, or VP8's frame header.
