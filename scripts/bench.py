@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import bench_orders
+import bench_site
 import bench_static
 
 SIZE = 256
@@ -57,8 +58,9 @@ LOCAL_CONTENDERS = ("thumbgen", "thumbgen-inproc", "thumbgen-1size", "thumbgen-b
 NETWORK_CONTENDERS = ("thumbgen-net", "curl-parallel")
 STATIC_CONTENDERS = bench_static.CONTENDERS   # the static-site workload's (bench_static.py)
 ORDER_CONTENDERS = bench_orders.CONTENDERS    # the manifest-order workload's (bench_orders.py)
+SITE_CONTENDERS = bench_site.CONTENDERS        # the built-site workload's (bench_site.py)
 CONTENDERS = tuple(dict.fromkeys(LOCAL_CONTENDERS + NETWORK_CONTENDERS + STATIC_CONTENDERS
-                                 + ORDER_CONTENDERS))
+                                 + ORDER_CONTENDERS + SITE_CONTENDERS))
 # The contenders a baseline build adds (--baseline): each thumbgen run that has a twin with the
 # baseline binary gets it, in every workload, so that every table says what a change cost.
 BASELINE_TWINS = {"thumbgen": "thumbgen-base", "thumbgen-1size": "thumbgen-base-1size",
@@ -1130,6 +1132,8 @@ def run_benchmark(args):
             problems += run_workload(args, workload, sources, mine, net, logdir)
         elif workload == "static":
             problems += bench_static.run_workload(sys.modules[__name__], args, sources, contenders, logdir)
+        elif workload == "site":
+            problems += bench_site.run_workload(sys.modules[__name__], args, sources, contenders, logdir)
         elif workload == "orders":
             small = small_sources(bench_dir, sources, args.small_count)
             problems += bench_orders.run_workload(sys.modules[__name__], args, small, contenders, logdir)
@@ -1302,10 +1306,11 @@ def main():
     run.add_argument("--thumbgen", default="")
     run.add_argument("--baseline", default="", help="another thumbgen binary, run as thumbgen-base")
     run.add_argument("--packages", nargs="+", required=True)
-    run.add_argument("--workload", choices=[*WORKLOADS, "static", "orders", "all"], default="all",
+    run.add_argument("--workload", choices=[*WORKLOADS, "static", "orders", "site", "all"], default="all",
                      help="the wallpapers, the small crops of them, those at ten sizes, or all "
                           "three in turn; or the static-site workload (bench_static.py) or the "
-                          "manifest-order workload (bench_orders.py), which all leaves out")
+                          "manifest-order workload (bench_orders.py) or the built-site workload "
+                          "(bench_site.py), which all leaves out")
     run.add_argument("--static-avif", action="store_true",
                      help="static workload: every contender writes AVIF (q50) too")
     run.add_argument("--small-count", type=int, default=SMALL_COUNT,
