@@ -20,11 +20,27 @@ struct RenderCommand: ParsableCommand {
     @Flag(help: "After a run whose rows all ended, remove the files an earlier run placed under --out that no row of this run produced: never a file thumbgen did not place, nor one changed since (named in a warning); with --shard, only the shard's own; with --dry-run, list them.")
     var prune = false
 
+    @Flag(help: "After the run, watch the input folders and run again whenever an image in them is added, changed or removed (with --prune, a removed image's outputs go), until Ctrl-C. Folders, globs and image files only.")
+    var watch = false
+
     func validate() throws {
         if dryRun && manifest.run.index != nil { throw ValidationError("--dry-run writes no outputs to index; drop --index") }
     }
 
     func run() throws {
+        if watch && !WatchLoop.isChild {
+            let input = try manifest.input(skipping: URL(fileURLWithPath: out))
+            guard case .tree = input else { throw ValidationError("--watch needs folders, globs or image files as input, not a manifest") }
+            let roots = manifest.inputs.map { input -> String in
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: input, isDirectory: &isFolder), isFolder.boolValue { return input }
+                // A file's folder, or a glob's folder: the part before its first wildcard.
+                let fixed = input.prefix { !"*?[".contains($0) }
+                let folder = (String(fixed) as NSString).deletingLastPathComponent
+                return folder.isEmpty ? "." : folder
+            }
+            WatchLoop.run(roots: Array(Set(roots)).sorted(), skipping: [out, manifest.recipe.cache.directory.path])
+        }
         try manifest.execute(command: "render", outputDirectory: URL(fileURLWithPath: out), dryRun: dryRun,
                              prune: prune)
     }

@@ -39,6 +39,9 @@ struct SiteCommand: ParsableCommand {
     @Flag(help: "Remove the outputs an earlier run placed in the output folder that no page shows any more (never a file thumbgen did not place, nor one changed since); skipped when a page was left untouched.")
     var prune = false
 
+    @Flag(help: "After the run, watch the site and run again whenever a page or an image of it is added, changed or removed, until Ctrl-C.")
+    var watch = false
+
     @OptionGroup(title: "Run")
     var options: RunOptions
 
@@ -65,6 +68,10 @@ struct SiteCommand: ParsableCommand {
     }
 
     func run() throws {
+        if watch && !WatchLoop.isChild {
+            WatchLoop.run(roots: [directory], skipping: [(directory as NSString).appendingPathComponent(outFolder),
+                                                         recipe.cache.directory.path])
+        }
         var settings = SiteSettings()
         settings.widths = parsedWidths ?? settings.widths
         settings.formats = parsedFormats

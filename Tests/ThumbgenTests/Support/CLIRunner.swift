@@ -57,6 +57,9 @@ final class CLIRunner: @unchecked Sendable {
     /// What the child has written to standard error so far.
     var stderrText: String { (try? String(contentsOf: errURL, encoding: .utf8)) ?? "" }
 
+    /// The child's process id.
+    var processIdentifier: pid_t { process.processIdentifier }
+
     /// Sends `signal` to the child.
     func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 

@@ -1,0 +1,57 @@
+import Foundation
+import Thumbgen
+
+/// `--watch`: runs the command, then runs it again whenever files change under the folders it
+/// reads, until Ctrl-C.
+///
+/// Each run is a child process of this one, the same command line without `--watch`: a run
+/// starts from a clean slate (its workers, its cache handle, its signal handling, a
+/// `thumbgen.toml` read afresh), and the cache makes a run over mostly unchanged files cost a
+/// warm run. Between runs this process sleeps in `poll` on the kernel's notifications.
+enum WatchLoop {
+    /// Set in a run's environment: it is one of the watch's runs, and watches nothing itself.
+    static let childVariable = "THUMBGEN_WATCH_RUN"
+
+    /// Whether this process is a run the watch started.
+    static var isChild: Bool { ProcessInfo.processInfo.environment[childVariable] != nil }
+
+    /// Runs the command line of this process without `--watch` now and after every batch of
+    /// changes under `roots` (but `skipping`); never returns. Ctrl-C (or SIGTERM) ends it with
+    /// the signal's status (130 or 143), the run under way interrupted too.
+    static func run(roots: [String], skipping: [String]) -> Never {
+        let arguments = Array(CommandLine.arguments.dropFirst()).filter { $0 != "--watch" }
+        runOnce(arguments)
+        let watch: FolderWatch
+        do {
+            watch = try FolderWatch(roots: roots, skipping: skipping)
+        } catch {
+            printError(error.description)
+            exit(ExitStatus.unusable.rawValue)
+        }
+        printError("watching \(roots.joined(separator: ", ")) (\(watch.folderCount) folders); Ctrl-C to stop")
+        while true {
+            let changes = watch.nextBatch()
+            guard !changes.isEmpty else { continue }
+            let what = changes.contains(.overflow) ? "changes (too many to list)" : "\(changes.count) changed"
+            printError("watch: \(what); running again")
+            runOnce(arguments)
+        }
+    }
+
+    /// One run as a child process, its output this process's, waited for.
+    private static func runOnce(_ arguments: [String]) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment[childVariable] = "1"
+        process.environment = environment
+        do {
+            try process.run()
+        } catch {
+            printError("watch: cannot start a run: \(error)")
+            return
+        }
+        process.waitUntilExit()
+    }
+}
