@@ -42,36 +42,38 @@ static inline void tg_silence_warnings(void) {
 
 // MARK: - Loading
 
-/// An image of interleaved 8-bit pixels copied from `pixels` (sRGB, or greyscale with fewer
-/// than 3 bands), carrying the metadata of
-/// `like` (the header image of the file they were decoded from: its ICC profile, EXIF,
-/// orientation, resolution, loader), as the loader itself would have given it at this size.
-/// The metadata is copied as `like` holds it, the way an operation's output gets its input's:
-/// setting it item by item (vips_image_set) would parse an EXIF block again into the fields
-/// `like` has already, a third of a millisecond an image.
-static inline VipsImage *tg_image_from_pixels(const void *pixels, size_t length, int width,
-                                              int height, int bands, VipsImage *like) {
-    if (width < 1 || height < 1 || bands < 1 || length < (size_t) width * height * bands) return NULL;
-    VipsImage *out = vips_image_new_memory();
-    if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, like, NULL)) {
-        g_object_unref(out);
-        return NULL;
+/// Copies one metadata item of an image onto `target` (a `VipsImage *`), skipping the fields
+/// every image has of its own (size, bands, format, ...) and the page height of `image`'s size.
+static inline void *tg_copy_metadata_item(VipsImage *image, const char *name, GValue *value,
+                                          void *target) {
+    static const char *own[] = {"width", "height", "bands", "format", "coding", "interpretation",
+                                "xoffset", "yoffset", "xres", "yres", "filename", "page-height",
+                                NULL};
+    for (int i = 0; own[i]; i++) {
+        if (strcmp(name, own[i]) == 0) return NULL;
     }
-    out->Xsize = width;
-    out->Ysize = height;
-    out->Bands = bands;
-    out->BandFmt = VIPS_FORMAT_UCHAR;
-    out->Coding = VIPS_CODING_NONE;
-    out->Type = bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
-    out->Xoffset = 0;
-    out->Yoffset = 0;
-    // `like`'s pages are not these pixels'.
-    (void) vips_image_remove(out, VIPS_META_PAGE_HEIGHT);
+    vips_image_set((VipsImage *) target, name, value);
+    return NULL;
+}
+
+/// A new image in memory for `width` × `height` interleaved 8-bit pixels (sRGB, or greyscale
+/// with fewer than 3 bands), which the caller writes at `tg_memory_pixels`, carrying the
+/// metadata of `like` (the header image of the file they were decoded from: its ICC profile,
+/// EXIF, orientation, resolution, loader), as the loader itself would have given it at this
+/// size. The metadata is copied item by item, reading `like` only: `like` is shared by the
+/// source's rows, and linking an image to it in libvips' graph (as an operation's output is
+/// linked to its input) would change it under threads that evaluate its other images.
+static inline VipsImage *tg_image_for_pixels(int width, int height, int bands, VipsImage *like) {
+    if (width < 1 || height < 1 || bands < 1) return NULL;
+    VipsImage *out = vips_image_new_memory();
+    vips_image_init_fields(out, width, height, bands, VIPS_FORMAT_UCHAR, VIPS_CODING_NONE,
+                           bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB,
+                           like->Xres, like->Yres);
     if (vips_image_write_prepare(out)) {
         g_object_unref(out);
         return NULL;
     }
-    memcpy(out->data, pixels, (size_t) width * height * bands);
+    vips_image_map(like, tg_copy_metadata_item, out);
     return out;
 }
 
@@ -385,7 +387,8 @@ static inline int tg_is_uchar(VipsImage *image) {
 
 /// A new image in memory, `width` × `height`, with the bands, format, colour space, resolution
 /// and metadata of `like` (as an operation's output carries its input's), its pixels left for
-/// the caller to write at `tg_memory_pixels`; NULL on failure.
+/// the caller to write at `tg_memory_pixels`; NULL on failure. Linked to `like` in libvips'
+/// graph: make and free it under `VipsGraphLock`.
 static inline VipsImage *tg_memory_image_like(VipsImage *like, int width, int height) {
     VipsImage *out = vips_image_new_memory();
     if (vips_image_pipelinev(out, VIPS_DEMAND_STYLE_THINSTRIP, like, NULL)) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 
 /// A command line with `thumbgen.toml`'s settings and the `--preset` given added as the flags
 /// they stand for, before the parser reads it: every value then goes through its flag's own
@@ -15,6 +16,10 @@ struct ConfigArguments {
     var origins: [String: String] = [:]
     /// The file read, if any.
     var file: String?
+
+    /// The presets of the file read, for rows that name one (`PresetExpansion`); set once, by
+    /// `main`, before any command runs.
+    static let presets = Mutex<[String: [(key: String, value: String)]]>([:])
 
     /// The commands whose tables a file may have, and their flags.
     static let commands: [String: any ParsableCommand.Type] = [
@@ -47,6 +52,7 @@ struct ConfigArguments {
         }
         let file = try ConfigFile.load(path, commands: Set(commands.keys))
         result.file = path
+        presets.withLock { loaded in loaded = file.presets.mapValues { $0.map { (key: $0.key, value: $0.value) } } }
         let every = commands.mapValues(CommandFlags.init)
         let flags = every[command]!
         func anyCommandHas(_ key: String) -> Bool { every.values.contains { $0.flag(for: key) != nil } }

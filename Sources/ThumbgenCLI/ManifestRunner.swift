@@ -61,13 +61,17 @@ struct ManifestRunner {
         trap.listen()
         let stop = trap.stop
         let reader: any RecordSource
+        var file: ManifestReader?
         do {
             switch input {
             case .manifest(let manifest):
                 let keeps = shard.map { shard in { (src: String?) in shard.owns(src: src) } }
-                let file = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
-                                              hashing: shard != nil, bySource: true, keeps: keeps)
-                reader = manifest == "-" ? SourceWindow(file) : file
+                let opened = try ManifestReader(path: manifest, jsonLines: jsonLines ? true : nil, stop: stop,
+                                                hashing: shard != nil, bySource: true, keeps: keeps)
+                file = opened
+                // Rows naming a preset of the thumbgen.toml get its settings in their empty cells.
+                reader = PresetExpansion(manifest == "-" ? SourceWindow(opened) : opened,
+                                         presets: ConfigArguments.presets.withLock { $0 })
             case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree
@@ -92,7 +96,7 @@ struct ManifestRunner {
         let outputs = try RunSinks(self, outputDirectory: configuration.outputDirectory, started: started,
                                    ledger: ledger)
         let recorder = outputs.recorder
-        if let count = (reader as? ManifestReader)?.recordCount {
+        if manifestIsFile(), let count = file?.recordCount {
             // The first pass over the file counted them (this shard's only).
             if outputs.progress.isShown { outputs.progress.setTotal(count) }
         }
@@ -186,6 +190,13 @@ struct ManifestRunner {
             }
             progress.setTotal(count)
         }
+    }
+
+    /// Whether the manifest is a file (read twice: its first pass counts the records), not
+    /// standard input.
+    private func manifestIsFile() -> Bool {
+        if case .manifest(let path) = input { return path != "-" }
+        return false
     }
 
     private func fail(_ message: String, _ status: ExitCode) -> ExitCode {

@@ -86,6 +86,43 @@ struct ConfigFileTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("out").path))
     }
 
+    @Test("A row's preset fills its empty cells: the same bytes as the cells written out; the row's own cells win; a bad preset fails its row alone")
+    func presetRows() async throws {
+        let folder = try Self.project("""
+            [presets.card]
+            size = "80x60"
+            fit = "cover"
+            quality = 70
+            format = "webp"
+            [presets.hero]
+            widths = [320, 640]
+            """)
+        try folder.write("""
+            src,preset,size,fit,quality,format,out
+            photos/beach.jpg,card,,,,,preset.webp
+            photos/beach.jpg,,80x60,cover,70,webp,written-out.webp
+            photos/beach.jpg,card,40x30,,,,smaller.webp
+            photos/beach.jpg,poster,,,,,unknown.webp
+            photos/beach.jpg,hero,,,,,site-only.webp
+
+            """, to: "manifest.csv")
+        let run = try await CLIRunner.run(["manifest.csv", "--out", "out", "--no-cache", "--size", "500"], in: folder.url)
+        #expect(run.status == 1, "\(run.stderr)")
+        let out = folder.file("out")
+        #expect(try Data(contentsOf: out.appendingPathComponent("preset.webp"))
+                == Data(contentsOf: out.appendingPathComponent("written-out.webp")))
+        let smaller = try PixelImage.load(out.appendingPathComponent("smaller.webp"))
+        #expect(smaller.width == 40 && smaller.height == 30)
+        #expect(run.stderr.contains("row 5: column preset: 'poster' names no preset of the thumbgen.toml (its presets: card, hero)"), "\(run.stderr)")
+        #expect(run.stderr.contains("row 6: column preset: 'hero' sets widths, which no manifest column is"), "\(run.stderr)")
+        #expect(run.stderr.contains("5 rows: 3 written"), "\(run.stderr)")
+
+        // Without a thumbgen.toml, the row fails naming its preset.
+        let bare = try await CLIRunner.run(["manifest.csv", "--out", "bare", "--no-cache", "--no-config"], in: folder.url)
+        #expect(bare.status == 1)
+        #expect(bare.stderr.contains("row 2: column preset: 'card' names no preset"), "\(bare.stderr)")
+    }
+
     @Test("An unknown preset is named with the ones there are")
     func unknownPreset() async throws {
         let folder = try Self.project("[presets.card]\nsize = 10\n")

@@ -69,23 +69,18 @@ extension VipsImageRef {
     /// or grey below 3), which `render` writes into a buffer of exactly that many bytes, rows
     /// with no padding, returning false when it cannot (then `failure` is thrown). The image
     /// has the metadata of `source` (the header image of the file they were decoded from):
-    /// what its loader would have opened at this size.
+    /// what its loader would have opened at this size. `render` writes into the image's own
+    /// memory.
     static func rendered(width: Int, height: Int, bands: Int, like source: VipsImageRef,
                          failure: @autoclosure () -> ImagingError,
                          _ render: (UnsafeMutableBufferPointer<UInt8>) -> Bool) throws(ImagingError) -> VipsImageRef {
-        var rendered = false
-        let pixels = [UInt8](unsafeUninitializedCapacity: width * height * bands) { buffer, count in
-            rendered = render(buffer)
-            count = rendered ? buffer.count : 0
-        }
-        guard rendered else { throw failure() }
-        let pointer = pixels.withUnsafeBytes { bytes in
-            bytes.baseAddress.flatMap {
-                tg_image_from_pixels($0, bytes.count, Int32(width), Int32(height), Int32(bands), source.pointer)
-            }
-        }
-        guard let pointer else { throw .libvips(operation: "new_from_memory", message: VipsErrorBuffer.take()) }
-        return VipsImageRef(owning: pointer)
+        let made = tg_image_for_pixels(Int32(width), Int32(height), Int32(bands), source.pointer)
+        guard let made else { throw .libvips(operation: "new_memory", message: VipsErrorBuffer.take()) }
+        let image = VipsImageRef(owning: made)
+        guard let pixels = tg_memory_pixels(made) else { throw failure() }
+        let buffer = UnsafeMutableBufferPointer(start: UnsafeMutablePointer(mutating: pixels), count: width * height * bands)
+        guard render(buffer) else { throw failure() }
+        return image
     }
 
     /// Opens the embedded thumbnail of a HEIF's image `page` (counted from 1; the image itself

@@ -47,7 +47,8 @@ extension VipsImageRef {
         guard !checked || VipsResampleCheck.agrees, let code = kernel.resampleCode,
               resamplesInC(x: x, y: y, width: width, height: height, toWidth: targetWidth, height: targetHeight),
               let base = tg_memory_pixels(pointer),
-              let out = tg_memory_image_like(pointer, Int32(targetWidth), Int32(targetHeight))
+              // Linked to this image in libvips' graph, which other rows share: under the lock.
+              let out = VipsGraphLock.withLock({ tg_memory_image_like(pointer, Int32(targetWidth), Int32(targetHeight)) })
         else { return nil }
         let result = VipsImageRef(owning: out)
         guard let outPixels = tg_memory_pixels(out) else { return nil }

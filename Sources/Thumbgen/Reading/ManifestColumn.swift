@@ -8,6 +8,9 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
     case rotate, flip, sharpen, trim, colour, keep
     case page
     case sourceKey = "source_key"
+    /// A preset of `thumbgen.toml` whose settings fill the row's empty cells; expanded before
+    /// the row is parsed (`PresetExpansion`), so that it is never part of a recipe.
+    case preset
 
     /// The column a header name means, aliases included (`url`, `source` → `src`).
     public init?(header: String) {
@@ -70,6 +73,7 @@ public enum ManifestColumn: String, Sendable, CaseIterable, Hashable {
         case .keep: 28
         case .page: 29
         case .sourceKey: 30
+        case .preset: 31
         }
     }
 

@@ -52,6 +52,11 @@ public struct RowParser: Sendable {
                            reason: "is not UTF-8 (the bytes that are not are shown as \\xNN); "
                                + "save the manifest as UTF-8")
         }
+        if let preset = record.values[.preset] {
+            // Expanded before parsing where a thumbgen.toml defines it (`PresetExpansion`).
+            throw RowError(row: record.line, column: ManifestColumn.preset.rawValue, value: preset,
+                           reason: "names no preset: presets are [presets.NAME] tables of a thumbgen.toml, and none defines it")
+        }
         var longest: (column: ManifestColumn, bytes: Int)?
         for (column, text) in record.values where text.utf8.count > column.maximumBytes {
             if longest.map({ column.ordinal < $0.column.ordinal }) ?? true { longest = (column, text.utf8.count) }
