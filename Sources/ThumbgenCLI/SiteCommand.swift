@@ -33,6 +33,9 @@ struct SiteCommand: ParsableCommand {
     @Option(help: "The folder of DIR the outputs go in.")
     var outFolder = "_thumbgen"
 
+    @Option(help: "The site's own address, such as https://example.org/: an <img src> under it is a file of DIR (its path from DIR's root), not another site's image.")
+    var baseUrl: String?
+
     @Flag(help: "List every <img> that would be rewritten, touching nothing.")
     var dryRun = false
 
@@ -79,6 +82,7 @@ struct SiteCommand: ParsableCommand {
         settings.sizes = options.sizes ?? settings.sizes
         settings.minWidth = minWidth
         settings.outFolder = outFolder
+        settings.baseURL = baseUrl
         let plan: SitePlan
         do {
             plan = try SitePlan(root: directory, settings: settings)

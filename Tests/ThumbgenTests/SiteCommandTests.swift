@@ -210,6 +210,42 @@ struct SiteCommandTests {
         #expect(Set(after).isSubset(of: Set(TemporaryDirectory.files(under: out))))
     }
 
+    @Test("--base-url: the site's own absolute URLs and its folder's root-relative paths are its files")
+    func baseURL() async throws {
+        let folder = try TemporaryDirectory("site")
+        try folder.write(try Self.photo(width: 800, height: 500).encoded(as: .jpeg), to: "site/images/a.jpg")
+        let page = "<p><img src=\"https://example.org/blog/images/a.jpg\" alt=\"1\"><img src=\"/blog/images/a.jpg\" alt=\"2\"><img src=\"https://elsewhere.org/blog/images/a.jpg\" alt=\"3\"></p>\n"
+        try folder.write(page, to: "site/index.html")
+        let run = try await CLIRunner.run(["site", "site", "--no-cache", "--base-url", "https://example.org/blog/"],
+                                          in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("images: 2 rewritten, 0 failed, 1 left alone (1 external)"), "\(run.stderr)")
+    }
+
+    @Test("--formats none: the <img> alone gains its srcset and the rest, marked; a second run changes nothing")
+    func noModernFormat() async throws {
+        let folder = try TemporaryDirectory("site")
+        try folder.write(try Self.photo(width: 800, height: 500).encoded(as: .jpeg), to: "site/images/a.jpg")
+        let page = "<p><img src=\"images/a.jpg\" alt=\"a\"/></p>\n"
+        try folder.write(page, to: "site/index.html")
+        let arguments = ["site", "site", "--cache-dir", "cache", "--formats", "none", "--placeholders", "none"]
+        let first = try await CLIRunner.run(arguments, in: folder.url)
+        #expect(first.status == 0, "\(first.stderr)")
+        let rewritten = try Self.read(folder.file("site/index.html"))
+        let text = String(decoding: rewritten, as: UTF8.self)
+        #expect(!text.contains("<picture"), "\(text)")
+        #expect(text.hasPrefix("<p><img src=\"images/a.jpg\" alt=\"a\" srcset=\"_thumbgen/images/a-320."), "\(text)")
+        #expect(text.hasSuffix(" data-thumbgen=\"srcset sizes width height fetchpriority\"/></p>\n"), "\(text)")
+        let second = try await CLIRunner.run(arguments, in: folder.url)
+        #expect(second.status == 0 && second.stderr.contains("(0 rewritten, 1 unchanged, 0 untouched)"), "\(second.stderr)")
+        #expect(try Self.read(folder.file("site/index.html")) == rewritten)
+        // Read back as the author's tag.
+        let found = try #require(HTMLScan.images(in: rewritten).first)
+        let element = SiteElement.authored(found, in: rewritten, replacing: found.tag,
+                                           added: ["srcset", "sizes", "width", "height", "fetchpriority", "data-thumbgen"], source: 0)
+        #expect(String(decoding: element.tag, as: UTF8.self) == "<img src=\"images/a.jpg\" alt=\"a\"/>")
+    }
+
     @Test("--dry-run lists what it would rewrite and writes nothing")
     func dryRun() async throws {
         let (folder, pages, run) = try await Self.siteRun(["--dry-run"])

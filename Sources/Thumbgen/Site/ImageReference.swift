@@ -7,9 +7,21 @@ enum ImageReference {
     /// site's root when it starts with `/`; the query and fragment dropped and the rest
     /// percent-decoded, as a static server maps a URL to a file. The file must be a regular
     /// file inside `root`, links resolved.
-    static func resolve(_ src: String, page: String, root: String) -> Result<String, SkipReason> {
-        let trimmed = src.trimmingCharacters(in: .whitespacesAndNewlines)
+    /// An absolute URL under `baseURL` (the site's own address) is taken as the path after it,
+    /// from the site's root.
+    static func resolve(_ src: String, page: String, root: String, baseURL: String? = nil) -> Result<String, SkipReason> {
+        var trimmed = src.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return .failure(.noSource) }
+        if let baseURL {
+            let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+            if trimmed.lowercased().hasPrefix(base.lowercased()) {
+                trimmed = "/" + trimmed.dropFirst(base.count)
+            } else if trimmed.hasPrefix("/"), !trimmed.hasPrefix("//"), let prefix = URL(string: base)?.path,
+                      prefix.count > 1, trimmed.hasPrefix(prefix.hasSuffix("/") ? prefix : prefix + "/") {
+                // A root-relative path on a site served under a folder (`/blog/…`).
+                trimmed = "/" + trimmed.dropFirst((prefix.hasSuffix("/") ? prefix : prefix + "/").count)
+            }
+        }
         let lowered = trimmed.lowercased()
         if lowered.hasPrefix("data:") || lowered.hasPrefix("blob:") { return .failure(.dataURL) }
         if trimmed.hasPrefix("//") || hasScheme(trimmed) { return .failure(.external) }

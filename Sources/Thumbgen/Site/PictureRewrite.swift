@@ -41,9 +41,16 @@ enum PictureRewrite {
         var out: [UInt8] = []
         out.reserveCapacity(element.tag.count + 1024)
         func append(_ text: String) { out.append(contentsOf: text.utf8) }
+        let names = added.map(\.0).joined(separator: " ")
+        guard modern.contains(where: { !$0.srcset.isEmpty }) else {
+            // No modern format: the <img> alone, its marker the last of the attributes added.
+            out.append(contentsOf: element.tag[..<element.insertionPoint])
+            for (name, value) in added + [(FoundImage.marker, names)] { append(" \(name)=\"\(escaped(value))\"") }
+            out.append(contentsOf: element.tag[element.insertionPoint...])
+            return out
+        }
         append("<picture \(FoundImage.marker)=\"")
-        for (index, attribute) in added.enumerated() { append(index == 0 ? attribute.0 : " " + attribute.0) }
-        append("\">")
+        append(names + "\">")
         let escapedSizes = escaped(chosenSizes)
         for (type, srcset) in modern where !srcset.isEmpty {
             append("<source type=\"\(type)\" srcset=\"\(escaped(srcset))\" sizes=\"\(escapedSizes)\">")

@@ -110,11 +110,14 @@ public final class SitePlan: @unchecked Sendable {
             replacing = range
             added = Set(marker.split(separator: " ").map(String.init))
         case .plain:
-            break
+            // thumbgen's own <img> (no <picture>: no modern format): its marker lists what it added.
+            if let marker = found.value(FoundImage.marker) {
+                added = Set(marker.split(separator: " ").map(String.init) + [FoundImage.marker])
+            }
         }
         if found.value("srcset") != nil && !added.contains("srcset") { return .failure(.hasSrcset) }
         let path: String
-        switch ImageReference.resolve(found.value("src") ?? "", page: page, root: root) {
+        switch ImageReference.resolve(found.value("src") ?? "", page: page, root: root, baseURL: settings.baseURL) {
         case .failure(let reason): return .failure(reason)
         case .success(let resolved): path = resolved
         }

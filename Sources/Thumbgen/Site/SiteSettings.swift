@@ -12,6 +12,9 @@ public struct SiteSettings: Sendable, Equatable {
     public var minWidth = 128
     /// The folder of the site the outputs go in, relative to it.
     public var outFolder = "_thumbgen"
+    /// The site's own address (`https://example.org/blog/`): an `src` under it is a file of
+    /// the site, its path taken from there; nil: every absolute URL is another site's.
+    public var baseURL: String?
 
     /// The default settings.
     public init() {}
