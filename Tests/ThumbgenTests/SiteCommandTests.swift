@@ -210,12 +210,18 @@ struct SiteCommandTests {
         #expect(Set(after).isSubset(of: Set(TemporaryDirectory.files(under: out))))
     }
 
+    /// A site of one page, `page`, and one 800×500 image, `images/a.jpg`.
+    static func onePage(_ page: String) throws -> TemporaryDirectory {
+        let folder = try TemporaryDirectory("site")
+        try folder.write(try photo(width: 800, height: 500).encoded(as: .jpeg), to: "site/images/a.jpg")
+        try folder.write(page, to: "site/index.html")
+        return folder
+    }
+
     @Test("--base-url: the site's own absolute URLs and its folder's root-relative paths are its files")
     func baseURL() async throws {
-        let folder = try TemporaryDirectory("site")
-        try folder.write(try Self.photo(width: 800, height: 500).encoded(as: .jpeg), to: "site/images/a.jpg")
-        let page = "<p><img src=\"https://example.org/blog/images/a.jpg\" alt=\"1\"><img src=\"/blog/images/a.jpg\" alt=\"2\"><img src=\"https://elsewhere.org/blog/images/a.jpg\" alt=\"3\"></p>\n"
-        try folder.write(page, to: "site/index.html")
+        let folder = try Self.onePage("<p><img src=\"https://example.org/blog/images/a.jpg\" alt=\"1\">"
+            + "<img src=\"/blog/images/a.jpg\" alt=\"2\"><img src=\"https://elsewhere.org/blog/images/a.jpg\" alt=\"3\"></p>\n")
         let run = try await CLIRunner.run(["site", "site", "--no-cache", "--base-url", "https://example.org/blog/"],
                                           in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
@@ -224,10 +230,7 @@ struct SiteCommandTests {
 
     @Test("--formats none: the <img> alone gains its srcset and the rest, marked; a second run changes nothing")
     func noModernFormat() async throws {
-        let folder = try TemporaryDirectory("site")
-        try folder.write(try Self.photo(width: 800, height: 500).encoded(as: .jpeg), to: "site/images/a.jpg")
-        let page = "<p><img src=\"images/a.jpg\" alt=\"a\"/></p>\n"
-        try folder.write(page, to: "site/index.html")
+        let folder = try Self.onePage("<p><img src=\"images/a.jpg\" alt=\"a\"/></p>\n")
         let arguments = ["site", "site", "--cache-dir", "cache", "--formats", "none", "--placeholders", "none"]
         let first = try await CLIRunner.run(arguments, in: folder.url)
         #expect(first.status == 0, "\(first.stderr)")
