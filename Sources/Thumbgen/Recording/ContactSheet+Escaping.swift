@@ -7,23 +7,7 @@ extension ContactSheet {
     /// values as a terminal shows them (`TerminalText`), then the five characters that can end a
     /// text run or an attribute replaced by references.
     static func escaped(_ text: String) -> String {
-        let text = TerminalText.safe(text)
-        // Most ids and paths need nothing: skip the copy.
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x3C || $0 == 0x3E || $0 == 0x22 || $0 == 0x27 })
-        else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
+        HTMLEscaping.escaped(TerminalText.safe(text))
     }
 
     /// One path segment percent-encoded for a relative URL: only unreserved characters stay, so

@@ -68,17 +68,5 @@ enum PictureRewrite {
     }
 
     /// `text` for a double-quoted attribute value.
-    static func escaped(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 == 0x26 || $0 == 0x22 }) else { return text }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
-    }
+    static func escaped(_ text: String) -> String { HTMLEscaping.escaped(text) }
 }
