@@ -119,10 +119,12 @@ struct SiteCommand: ParsableCommand {
             // The pages are still rewritten from the rows that were made.
             failure = status
         }
-        let outcome = try plan.rewrite(results: heard.withLock { $0 }, dryRun: false)
+        let outcome = try plan.rewrite(results: heard.withLock { $0 })
+        outcome.changedMeanwhile.forEach { printError("\($0): left untouched: it changed while thumbgen ran") }
         if !options.quiet { printError(summary(plan, outcome)) }
         if let failure { throw failure }
-        if outcome.elementsFailed > 0 || !plan.untouched.isEmpty, options.failOn == .error { throw ExitStatus.rowFailed }
+        let untouched = !plan.untouched.isEmpty || !outcome.changedMeanwhile.isEmpty
+        if outcome.elementsFailed > 0 || untouched, options.failOn == .error { throw ExitStatus.rowFailed }
     }
 
     private func summary(_ plan: SitePlan, _ outcome: SiteOutcome?) -> String {
@@ -130,7 +132,8 @@ struct SiteCommand: ParsableCommand {
         let reasons = plan.skipped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }.joined(separator: ", ")
         var line = "site: \(plan.pageCount) pages"
         if let outcome {
-            line += " (\(outcome.pagesChanged) rewritten, \(outcome.pagesUnchanged) unchanged, \(plan.untouched.count) untouched)"
+            let untouched = plan.untouched.count + outcome.changedMeanwhile.count
+            line += " (\(outcome.pagesChanged) rewritten, \(outcome.pagesUnchanged) unchanged, \(untouched) untouched)"
             line += "; images: \(outcome.elementsRewritten) rewritten, \(outcome.elementsFailed) failed"
         } else {
             line += "; images: \(plan.eligibleLines().count) would be rewritten"

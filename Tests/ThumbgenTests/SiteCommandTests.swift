@@ -249,6 +249,20 @@ struct SiteCommandTests {
         #expect(String(decoding: element.tag, as: UTF8.self) == "<img src=\"images/a.jpg\" alt=\"a\"/>")
     }
 
+    @Test("A page the generator writes again between the scan and the rewrite is left as it now is, and named")
+    func changedMeanwhile() throws {
+        let folder = try Self.onePage("<p><img src=\"images/a.jpg\" alt=\"a\"></p>\n")
+        let plan = try SitePlan(root: folder.file("site").path, settings: SiteSettings())
+        // Not changed: read again, and its element fails for want of outputs (none were made).
+        let untouched = try plan.rewrite(results: [])
+        #expect(untouched.changedMeanwhile.isEmpty && untouched.elementsFailed == 1)
+        let newer = "<p>Rebuilt.</p><p><img src=\"images/a.jpg\" alt=\"a\"></p>\n"
+        try folder.write(newer, to: "site/index.html")
+        let changed = try plan.rewrite(results: [])
+        #expect(changed.changedMeanwhile == ["index.html"])
+        #expect(try String(contentsOf: folder.file("site/index.html"), encoding: .utf8) == newer)
+    }
+
     @Test("--dry-run lists what it would rewrite and writes nothing")
     func dryRun() async throws {
         let (folder, pages, run) = try await Self.siteRun(["--dry-run"])

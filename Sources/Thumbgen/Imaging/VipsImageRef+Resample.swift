@@ -7,19 +7,6 @@ extension VipsImageRef {
     /// that tall, from the top, whatever reads its output.
     static let sequentialReduceStrip = 10
 
-    /// The area `x`, `y`, `width` × `height` of this image downsized to `targetWidth` ×
-    /// `targetHeight` by the C resampler (`CResample`), with the bytes libvips 8.14 makes:
-    /// `vips_shrink` by `preShrink` then `vips_reduce` when it is given, else `vips_resize`;
-    /// `vectorCode` as libvips' vector code would be set; `strip` the height of the strips
-    /// libvips' result would be read in (`tg_jpeg_write`'s), or 0 for rows one at a time
-    /// (`tg_resample.h`). A new image in memory with this image's metadata, as libvips' result
-    /// carries it.
-    ///
-    /// Nil when the C resampler does not reproduce the case: pixels not held in memory, not
-    /// 8-bit, with alpha (libvips resamples those premultiplied, in floats), the `nearest`
-    /// kernel, or an axis that grows; and always when the linked libvips resamples otherwise
-    /// (`VipsResampleCheck`, which alone passes `checked: false`). The caller then builds
-    /// libvips' operations.
     /// Whether `resampledInMemory` takes the area and target once this image's pixels are
     /// in memory, with `kernel`: what decides whether holding a lone decode in memory pays
     /// (`SourceRender.holdsAlone`), and never holds one that libvips would then resample.
@@ -40,6 +27,19 @@ extension VipsImageRef {
             && (targetWidth < width || targetHeight < height)
     }
 
+    /// The area `x`, `y`, `width` × `height` of this image downsized to `targetWidth` ×
+    /// `targetHeight` by the C resampler (`CResample`), with the bytes libvips 8.14 makes:
+    /// `vips_shrink` by `preShrink` then `vips_reduce` when it is given, else `vips_resize`;
+    /// `vectorCode` as libvips' vector code would be set; `strip` the height of the strips
+    /// libvips' result would be read in (`tg_jpeg_write`'s), or 0 for rows one at a time
+    /// (`tg_resample.h`). A new image in memory with this image's metadata, as libvips' result
+    /// carries it.
+    ///
+    /// Nil when the C resampler does not reproduce the case: pixels not held in memory, not
+    /// 8-bit, with alpha (libvips resamples those premultiplied, in floats), the `nearest`
+    /// kernel, or an axis that grows; and always when the linked libvips resamples otherwise
+    /// (`VipsResampleCheck`, which alone passes `checked: false`). The caller then builds
+    /// libvips' operations.
     func resampledInMemory(x: Int, y: Int, width: Int, height: Int,
                            toWidth targetWidth: Int, height targetHeight: Int, kernel: Kernel,
                            preShrink: BoxPreShrink?, vectorCode: Bool, strip: Int = 0,

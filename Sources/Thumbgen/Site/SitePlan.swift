@@ -4,11 +4,13 @@ import Foundation
 /// with its source, and those left alone, each with its reason. The rows to render follow
 /// from it (`records`), and the pages are rewritten from the rows' results (`SiteRewrite`).
 public final class SitePlan: @unchecked Sendable {
-    /// A page with elements to rewrite.
+    /// A page with elements to rewrite. Not its bytes: a site's pages are read again one at a
+    /// time when they are rewritten, and must still be what was read here (`digest`).
     struct Page {
         /// Relative to the site's folder.
         var path: String
-        var bytes: [UInt8]
+        /// The SHA-256 of the bytes the elements' ranges point into.
+        var digest: String
         var elements: [SiteElement]
     }
 
@@ -57,7 +59,7 @@ public final class SitePlan: @unchecked Sendable {
             guard Self.mayHoldImages(bytes) else { continue }
             var elements: [SiteElement] = []
             for found in HTMLScan.images(in: bytes) {
-                switch decide(found, page: relative, bytes: bytes, facts: &factsOf) {
+                switch decide(found, page: relative, facts: &factsOf) {
                 case .failure(let reason):
                     skipped[reason, default: 0] += 1
                 case .success(let (path, replacing, added)):
@@ -73,7 +75,7 @@ public final class SitePlan: @unchecked Sendable {
                                                          source: index))
                 }
             }
-            if !elements.isEmpty { pages.append(Page(path: relative, bytes: bytes, elements: elements)) }
+            if !elements.isEmpty { pages.append(Page(path: relative, digest: ContentDigest.of(bytes), elements: elements)) }
         }
     }
 
@@ -96,7 +98,7 @@ public final class SitePlan: @unchecked Sendable {
 
     /// Whether to rewrite `found`: its source, the range it replaces and the attribute names
     /// thumbgen added to it before; or why not.
-    private func decide(_ found: FoundImage, page: String, bytes: [UInt8], facts: inout [String: SourceFacts?])
+    private func decide(_ found: FoundImage, page: String, facts: inout [String: SourceFacts?])
         -> Result<(String, Range<Int>, Set<String>), SkipReason>
     {
         if found.value(FoundImage.marker)?.lowercased() == "skip" { return .failure(.markedSkip) }
@@ -121,17 +123,13 @@ public final class SitePlan: @unchecked Sendable {
         case .failure(let reason): return .failure(reason)
         case .success(let resolved): path = resolved
         }
-        if facts[path] == nil { facts[path] = .some(Self.facts(of: path)) }
+        if facts[path] == nil { facts[path] = .some(SourceFacts.read(path: path)) }
         guard let known = facts[path] ?? nil else {
             return .failure(Self.isSVG(path) ? .svg : .notImage)
         }
         if known.animated { return .failure(.animated) }
         if known.width < settings.minWidth { return .failure(.small) }
         return .success((path, replacing, added))
-    }
-
-    private static func facts(of path: String) -> SourceFacts? {
-        SourceFacts.read(path: path)
     }
 
     private static func isSVG(_ path: String) -> Bool {

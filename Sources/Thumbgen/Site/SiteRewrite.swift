@@ -10,15 +10,16 @@ public struct SiteOutcome: Sendable, Equatable {
     public var elementsRewritten = 0
     /// Elements left as they were because none of their fallback's rows was made.
     public var elementsFailed = 0
-    /// With `dryRun`: a line per element that would change, `page:line <img src="...">`.
-    public var wouldChange: [String] = []
+    /// Pages left as they were because they changed (or went) since they were read: a
+    /// generator writing them again meanwhile. Relative to the site's folder.
+    public var changedMeanwhile: [String] = []
 }
 
 extension SitePlan {
     /// Rewrites every page with elements from the rows' `results` (rows of `SiteRows(self)`),
-    /// each page atomically, and only where its bytes change; with `dryRun`, writes nothing
-    /// and lists what would change.
-    public func rewrite(results: [RowResult], dryRun: Bool) throws -> SiteOutcome {
+    /// each page read again (and left alone if it changed since the plan read it), replaced
+    /// atomically, and only where its bytes change.
+    public func rewrite(results: [RowResult]) throws -> SiteOutcome {
         var outputs: [Int: [String: [Int: String]]] = [:]
         var placeholders: [Int: PlaceholderFields] = [:]
         for result in results where result.status == .written || result.status == .unchanged {
@@ -26,11 +27,17 @@ extension SitePlan {
             outputs[row.source, default: [:]][row.format, default: [:]][width] = out
             if let placeholder = result.placeholder { placeholders[row.source] = placeholder }
         }
-        let writer = dryRun ? nil : try AtomicFileWriter(root: URL(fileURLWithPath: root))
+        let writer = try AtomicFileWriter(root: URL(fileURLWithPath: root))
         let outFolder = URL(fileURLWithPath: root + "/" + settings.outFolder)
         var srcsets: [SrcsetKey: String] = [:]
         var outcome = SiteOutcome()
         for page in pages {
+            guard let data = FileManager.default.contents(atPath: root + "/" + page.path),
+                  ContentDigest.of(data) == page.digest else {
+                outcome.changedMeanwhile.append(page.path)
+                continue
+            }
+            let bytes = [UInt8](data)
             // The way from the page's folder to the output folder, once a page (it resolves
             // links, a system call a folder): outputs are paths under it.
             let base = ContactSheet.relativeURL(from: URL(fileURLWithPath: root + "/" + page.path).deletingLastPathComponent(),
@@ -60,20 +67,14 @@ extension SitePlan {
                 let markup = PictureRewrite.markup(element, facts: source.facts, modern: modern, fallback: fallback,
                                                    sizes: settings.sizes, background: background, first: order == 0)
                 outcome.elementsRewritten += 1
-                if Array(page.bytes[element.replacing]) != markup {
-                    replacements.append((element.replacing, markup))
-                    if dryRun {
-                        outcome.wouldChange.append("\(page.path):\(element.line) <img src=\"\(element.attributes["src"] ?? "")\">")
-                    }
-                }
+                if !bytes[element.replacing].elementsEqual(markup) { replacements.append((element.replacing, markup)) }
             }
             guard !replacements.isEmpty else {
                 outcome.pagesUnchanged += 1
                 continue
             }
             outcome.pagesChanged += 1
-            guard let writer else { continue }
-            _ = try writer.write(Data(Self.splice(page.bytes, replacements)), to: page.path)
+            _ = try writer.write(Data(Self.splice(bytes, replacements)), to: page.path)
         }
         return outcome
     }
