@@ -32,7 +32,7 @@ struct ConfigArguments {
     static func apply(to arguments: [String], directory: String) throws(ConfigError) -> ConfigArguments {
         var result = ConfigArguments(arguments: arguments)
         // Help, version and completion requests are about the program, not a run.
-        if arguments.isEmpty || arguments.contains(where: { ["-h", "--help", "--version", "help"].contains($0)
+        if arguments.isEmpty || arguments[0] == "help" || arguments.contains(where: { ["-h", "--help", "--version"].contains($0)
             || $0.hasPrefix("--generate-completion") || $0.hasPrefix("--experimental") }) {
             return result
         }
@@ -53,9 +53,17 @@ struct ConfigArguments {
         let file = try ConfigFile.load(path, commands: Set(commands.keys))
         result.file = path
         presets.withLock { loaded in loaded = file.presets.mapValues { $0.map { (key: $0.key, value: $0.value) } } }
-        let every = commands.mapValues(CommandFlags.init)
-        let flags = every[command]!
-        func anyCommandHas(_ key: String) -> Bool { every.values.contains { $0.flag(for: key) != nil } }
+        // A command's flags come from its parser's description of itself, a few milliseconds
+        // each: only the running command's are read on the way a valid file takes; the others'
+        // only for a key the running command lacks.
+        let flags = CommandFlags(commands[command]!)
+        var others: [CommandFlags]?
+        func anyCommandHas(_ key: String) -> Bool {
+            if flags.flag(for: key) != nil { return true }
+            let described = others ?? commands.filter { $0.key != command }.map { CommandFlags($0.value) }
+            others = described
+            return described.contains { $0.flag(for: key) != nil }
+        }
         var chosen: [String: (ConfigFile.Entry, String)] = [:]
         // Top-level keys: for the commands that have them; a key no command has is a mistake.
         for entry in file.global {
@@ -64,13 +72,11 @@ struct ConfigArguments {
             }
             if flags.flag(for: entry.key) != nil { chosen[entry.key] = (entry, entry.key) }
         }
-        for (name, entries) in file.sections {
-            let own = every[name]!
-            for entry in entries {
-                let place = "[\(name)] \(entry.key)"
-                guard own.flag(for: entry.key) != nil else { throw unknown(entry, place: place, in: path, known: own) }
-                if name == command { chosen[entry.key] = (entry, place) }
-            }
+        // The running command's table; another command's is checked when that command runs.
+        for entry in file.sections[command] ?? [] {
+            let place = "[\(command)] \(entry.key)"
+            guard flags.flag(for: entry.key) != nil else { throw unknown(entry, place: place, in: path, known: flags) }
+            chosen[entry.key] = (entry, place)
         }
         // Every preset's keys, used or not: a preset may serve any command.
         for (name, entries) in file.presets {
