@@ -17,9 +17,19 @@ struct ConfigArguments {
     /// The file read, if any.
     var file: String?
 
-    /// The presets of the file read, for rows that name one (`PresetExpansion`); set once, by
-    /// `main`, before any command runs.
-    static let presets = Mutex<[String: [(key: String, value: String)]]>([:])
+    /// What of the file read a command needs besides flags; set once, by `main`, before any
+    /// command runs.
+    struct Loaded {
+        /// The file's path.
+        var file: String?
+        /// Its presets, for rows that name one (`PresetExpansion`) and `thumbgen site`'s images.
+        var presets: [String: [(key: String, value: String)]] = [:]
+        /// Its `[site.rules]`, in the file's order.
+        var siteRules: [(pattern: String, preset: String)] = []
+    }
+
+    /// The file read, if any.
+    static let loaded = Mutex(Loaded())
 
     /// The commands whose tables a file may have, and their flags.
     static let commands: [String: any ParsableCommand.Type] = [
@@ -52,7 +62,10 @@ struct ConfigArguments {
         }
         let file = try ConfigFile.load(path, commands: Set(commands.keys))
         result.file = path
-        presets.withLock { loaded in loaded = file.presets.mapValues { $0.map { (key: $0.key, value: $0.value) } } }
+        loaded.withLock { loaded in
+            loaded = Loaded(file: path, presets: file.presets.mapValues { $0.map { (key: $0.key, value: $0.value) } },
+                            siteRules: file.siteRules.map { (pattern: $0.pattern, preset: $0.preset) })
+        }
         // A command's flags come from its parser's description of itself, a few milliseconds
         // each: only the running command's are read on the way a valid file takes; the others'
         // only for a key the running command lacks.
@@ -77,12 +90,6 @@ struct ConfigArguments {
             let place = "[\(command)] \(entry.key)"
             guard flags.flag(for: entry.key) != nil else { throw unknown(entry, place: place, in: path, known: flags) }
             chosen[entry.key] = (entry, place)
-        }
-        // Every preset's keys, used or not: a preset may serve any command.
-        for (name, entries) in file.presets {
-            for entry in entries where !anyCommandHas(entry.key) {
-                throw unknown(entry, place: "[presets.\(name)] \(entry.key)", in: path, known: flags)
-            }
         }
         // Every preset's keys, used or not: a preset may serve any command.
         for (name, entries) in file.presets {

@@ -28,6 +28,8 @@ struct ConfigFile {
     /// Entries by preset name, and the line of each preset's table.
     var presets: [String: [Entry]] = [:]
     var presetLines: [String: Int] = [:]
+    /// `[site.rules]`: a glob over page paths and the preset its images get, in the file's order.
+    var siteRules: [(pattern: String, preset: String, line: Int)] = []
 
     /// The name thumbgen looks for.
     static let name = "thumbgen.toml"
@@ -79,7 +81,13 @@ struct ConfigFile {
                         file.presetLines[name] = lines.line(of: [key, name])
                     }
                 } else if commands.contains(key) {
-                    file.sections[key] = try entries(of: section, at: [key], lines: lines, path: path)
+                    var settings = section
+                    if key == "site", let rules = section["rules"] {
+                        file.siteRules = try siteRules(rules, lines: lines, path: path)
+                        settings = TOMLTable()
+                        for name in section.keys where name != "rules" { settings[name] = section[name] }
+                    }
+                    file.sections[key] = try entries(of: settings, at: [key], lines: lines, path: path)
                 } else {
                     throw ConfigError(file: path, line: lines.line(of: [key]),
                                       message: "[\(key)]: no such command; the tables are \(commands.sorted().map { "[\($0)]" }.joined(separator: ", ")) and [presets.NAME]")
@@ -88,7 +96,29 @@ struct ConfigFile {
                 file.global.append(try entry(key, value, at: [], lines: lines, path: path))
             }
         }
+        for rule in file.siteRules where file.presets[rule.preset] == nil {
+            throw ConfigError(file: path, line: rule.line,
+                              message: "[site.rules] \"\(rule.pattern)\": no preset \(rule.preset) ([presets.\(rule.preset)])")
+        }
         return file
+    }
+
+    /// `[site.rules]`: `"blog/**" = "post"` lines, in the file's order.
+    private static func siteRules(_ value: TOMLValueConvertible, lines: ConfigKeyLines, path: String)
+        throws(ConfigError) -> [(pattern: String, preset: String, line: Int)] {
+        guard let table = value.table else {
+            throw ConfigError(file: path, line: lines.line(of: ["site", "rules"]),
+                              message: "[site] rules: a table of \"PATTERN\" = \"PRESET\" lines ([site.rules])")
+        }
+        var rules: [(pattern: String, preset: String, line: Int)] = []
+        for pattern in table.keys {
+            let line = lines.line(of: ["site", "rules", pattern])
+            guard let preset = table[pattern]?.string, !preset.isEmpty else {
+                throw ConfigError(file: path, line: line, message: "[site.rules] \"\(pattern)\": the value is a preset's name, as a string")
+            }
+            rules.append((pattern, preset, line))
+        }
+        return rules.sorted { $0.line < $1.line }
     }
 
     /// The entries of `table` (at `path` of tables), in the file's order.

@@ -51,6 +51,9 @@ struct ManifestRunner {
     var prune = false
     /// Hears every row's result as the report does (`thumbgen site` rewrites pages from them).
     var onResults: (@Sendable ([RowResult]) -> Void)?
+    /// Called once every row has finished, before the report is closed: what it returns is
+    /// the report's `pages` section (`thumbgen site` rewrites its pages here).
+    var beforeFinish: (() throws -> [SitePageReport]?)?
 
     /// Runs the manifest with `configuration`; `dryRun` only plans it.
     func run(_ configuration: PipelineConfiguration, dryRun: Bool = false) throws {
@@ -71,7 +74,7 @@ struct ManifestRunner {
                 file = opened
                 // Rows naming a preset of the thumbgen.toml get its settings in their empty cells.
                 reader = PresetExpansion(manifest == "-" ? SourceWindow(opened) : opened,
-                                         presets: ConfigArguments.presets.withLock { $0 })
+                                         presets: ConfigArguments.loaded.withLock { $0.presets })
             case .tree(let tree, _):
                 tree.hashing = shard != nil
                 reader = tree
@@ -149,6 +152,9 @@ struct ManifestRunner {
         let remote = dryRun ? nil : configuration.cache?.remote?.finish(waiting: trap.receivedSignal == nil)
         let seconds = (ContinuousClock.now - started).inSeconds
         let stamp = shard.map { ReportShard(index: $0.index, count: $0.count, manifestSHA256: reader.sha256 ?? "") }
+        // What the caller does with the finished rows before the report closes (`thumbgen
+        // site` rewrites its pages): not after a signal or a manifest that could not be read.
+        let pages = trap.receivedSignal == nil && manifestError == nil ? try beforeFinish?() : nil
         let placed = finishPlaced(configuration, ledger: ledger, made: made, dryRun: dryRun, heldFiles: heldFiles,
                                   incomplete: incompleteness(manifestError: manifestError, signal: trap.receivedSignal))
         // The progress line goes first, so that the prune's lines stand whole before the summary.
@@ -156,7 +162,7 @@ struct ManifestRunner {
         placed.lines.forEach(printError)
         let summary = try outputs.finish(seconds: seconds, reportPath: report, shard: stamp,
                                          refusedWrites: configuration.cache?.refusedWrites ?? 0,
-                                         pruned: placed.pruned, splitSources: reader.splitSources)
+                                         pruned: placed.pruned, splitSources: reader.splitSources, pages: pages)
         if case .tree(let tree, _) = input { WalkOptions.warnSkippedLinks(tree.skippedLinks) }
         if !quiet { printError((shard.map { "shard \($0): " } ?? "") + summary.line) }
         if !quiet, let line = summary.splitLine { printError(line) }

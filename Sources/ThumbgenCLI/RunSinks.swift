@@ -97,12 +97,13 @@ final class RunSinks: Sendable {
     /// Ends the run's files and the progress line (the report saying which `shard` it
     /// covers, if one, and the files `--prune` removed); returns the summary.
     func finish(seconds: Double, reportPath: String?, shard: ReportShard? = nil,
-                refusedWrites: Int = 0, pruned: [PlacedFile]? = nil, splitSources: Int = 0) throws -> RunSummary {
+                refusedWrites: Int = 0, pruned: [PlacedFile]? = nil, splitSources: Int = 0,
+                pages: [SitePageReport]? = nil) throws -> RunSummary {
         progress.finish()
         let summary: RunSummary
         do {
             summary = try recorder.finish(seconds: seconds, shard: shard, refusedWrites: refusedWrites,
-                                          pruned: pruned, splitSources: splitSources)
+                                          pruned: pruned, splitSources: splitSources, pages: pages)
         } catch {
             printError("\(reportPath ?? ""): cannot write the report")
             throw ExitStatus.unwritable

@@ -52,22 +52,11 @@ struct SiteCommand: ParsableCommand {
     var recipe: RecipeOptions
 
     func validate() throws {
-        guard parsedWidths != nil else { throw ValidationError("--widths takes whole numbers above 0, comma-separated") }
+        guard SiteSettings.widths(widths) != nil else { throw ValidationError("--widths takes whole numbers above 0, comma-separated") }
         guard !outFolder.isEmpty, !outFolder.hasPrefix("/"), !outFolder.split(separator: "/").contains("..") else {
             throw ValidationError("--out-folder must be a folder inside the site")
         }
-        let known: Set<String> = ["webp", "avif", "jxl"]
-        guard parsedFormats.allSatisfy(known.contains) else { throw ValidationError("--formats takes webp, avif, jxl or none") }
-    }
-
-    private var parsedWidths: [Int]? {
-        let values = widths.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
-        guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else { return nil }
-        return values.compactMap { $0 }
-    }
-
-    private var parsedFormats: [String] {
-        formats == "none" ? [] : formats.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard SiteSettings.formats(formats) != nil else { throw ValidationError("--formats takes webp, avif, jxl or none") }
     }
 
     func run() throws {
@@ -76,8 +65,8 @@ struct SiteCommand: ParsableCommand {
                                                          recipe.cache.directory.path])
         }
         var settings = SiteSettings()
-        settings.widths = parsedWidths ?? settings.widths
-        settings.formats = parsedFormats
+        settings.widths = SiteSettings.widths(widths) ?? settings.widths
+        settings.formats = SiteSettings.formats(formats) ?? settings.formats
         // --sizes (the run's option, which the --index uses too): an <img> without sizes of its own gets it.
         settings.sizes = options.sizes ?? settings.sizes
         settings.minWidth = minWidth
@@ -85,12 +74,20 @@ struct SiteCommand: ParsableCommand {
         settings.baseURL = baseUrl
         let plan: SitePlan
         do {
+            // The thumbgen.toml's presets, for the images that name one or a rule gives one.
+            let config = ConfigArguments.loaded.withLock { $0 }
+            for (name, entries) in config.presets {
+                settings.presets[name] = try SitePreset(name: name, settings: entries)
+            }
+            settings.rules = config.siteRules.map { SiteRule(pattern: $0.pattern, preset: $0.preset) }
             plan = try SitePlan(root: directory, settings: settings)
         } catch {
-            printError(error.description)
+            let file = ConfigArguments.loaded.withLock { $0.file }
+            printError(error.description.hasPrefix("[presets.") ? "\(file ?? ""): \(error.description)" : error.description)
             throw ExitStatus.unusable
         }
         plan.untouched.forEach { printError("\($0.page): left untouched: it \($0.reason)") }
+        plan.presetErrors.forEach { printError($0) }
         let rows = SiteRows(plan)
         if dryRun {
             plan.eligibleLines().forEach { printError("would rewrite \($0)") }
@@ -109,6 +106,15 @@ struct SiteCommand: ParsableCommand {
         let heard = Mutex<[RowResult]>([])
         var runner = options.runner(input: .rows(rows, count: rows.count), recipe: recipe, command: "site")
         runner.onResults = { results in heard.withLock { $0 += results } }
+        // The pages are rewritten once every row has finished (from the rows that were made,
+        // should some fail), before the report closes: its `pages` section says what became
+        // of each.
+        let rewritten = Mutex<SiteOutcome?>(nil)
+        runner.beforeFinish = {
+            let outcome = try plan.rewrite(results: heard.withLock { $0 })
+            rewritten.withLock { $0 = outcome }
+            return outcome.pages
+        }
         // A page left untouched may show outputs no row of this run makes: keep them all.
         runner.prune = prune && plan.untouched.isEmpty
         if prune && !plan.untouched.isEmpty { printError("not pruning: \(plan.untouched.count) pages were left untouched") }
@@ -116,15 +122,16 @@ struct SiteCommand: ParsableCommand {
         do {
             try runner.run(configuration)
         } catch let status as ExitCode where status == ExitStatus.rowFailed {
-            // The pages are still rewritten from the rows that were made.
             failure = status
         }
-        let outcome = try plan.rewrite(results: heard.withLock { $0 })
+        guard let outcome = rewritten.withLock({ $0 }) else { throw failure ?? ExitStatus.rowFailed }
         outcome.changedMeanwhile.forEach { printError("\($0): left untouched: it changed while thumbgen ran") }
         if !options.quiet { printError(summary(plan, outcome)) }
         if let failure { throw failure }
         let untouched = !plan.untouched.isEmpty || !outcome.changedMeanwhile.isEmpty
-        if outcome.elementsFailed > 0 || untouched, options.failOn == .error { throw ExitStatus.rowFailed }
+        if outcome.elementsFailed > 0 || !plan.presetErrors.isEmpty || untouched, options.failOn == .error {
+            throw ExitStatus.rowFailed
+        }
     }
 
     private func summary(_ plan: SitePlan, _ outcome: SiteOutcome?) -> String {
@@ -134,7 +141,7 @@ struct SiteCommand: ParsableCommand {
         if let outcome {
             let untouched = plan.untouched.count + outcome.changedMeanwhile.count
             line += " (\(outcome.pagesChanged) rewritten, \(outcome.pagesUnchanged) unchanged, \(untouched) untouched)"
-            line += "; images: \(outcome.elementsRewritten) rewritten, \(outcome.elementsFailed) failed"
+            line += "; images: \(outcome.elementsRewritten) rewritten, \(outcome.elementsFailed + plan.presetErrors.count) failed"
         } else {
             line += "; images: \(plan.eligibleLines().count) would be rewritten"
         }

@@ -88,13 +88,14 @@ public final class ReportStream {
     /// Writes any rows still waiting and the summary (and, for a sharded run or a merge, what
     /// it covers; with `--prune`, the files removed), and puts the report in place.
     public func finish(summary: RunSummary, shard: ReportShard? = nil, merged: ReportMerged? = nil,
-                       pruned: [PlacedFile]? = nil) throws {
+                       pruned: [PlacedFile]? = nil, pages: [SitePageReport]? = nil) throws {
         try waiting.drain { try write($0) }
         try writePending()
         try handle.write(contentsOf: Data("\n],".utf8))
         if let merged { try handle.write(contentsOf: Data("\"merged\":".utf8) + encoder.encode(merged) + Data(",".utf8)) }
         if let shard { try handle.write(contentsOf: Data("\"shard\":".utf8) + encoder.encode(shard) + Data(",".utf8)) }
         if let pruned { try handle.write(contentsOf: Data("\"pruned\":".utf8) + encoder.encode(pruned) + Data(",".utf8)) }
+        if let pages { try handle.write(contentsOf: Data("\"pages\":".utf8) + encoder.encode(pages) + Data(",".utf8)) }
         try handle.write(contentsOf: Data("\"summary\":".utf8))
         try handle.write(contentsOf: encoder.encode(summary))
         try handle.write(contentsOf: Data("}\n".utf8))

@@ -105,7 +105,8 @@ public final class RunRecorder: Sendable {
     /// report could not be written. `splitSources` is how many sources the reader returned
     /// in more than one stretch.
     public func finish(seconds: Double, shard: ReportShard? = nil, refusedWrites: Int = 0,
-                       pruned: [PlacedFile]? = nil, splitSources: Int = 0) throws -> RunSummary {
+                       pruned: [PlacedFile]? = nil, splitSources: Int = 0,
+                       pages: [SitePageReport]? = nil) throws -> RunSummary {
         try state.withLock { state in
             takeExpected(into: &state)
             if splitSources > 0 { state.summary.splitSources = splitSources }
@@ -115,7 +116,7 @@ public final class RunRecorder: Sendable {
             state.summary.cpuSeconds = (ProcessCPU.seconds * 1000).rounded() / 1000
             state.summary.roundTotals()
             if let error = state.reportError { throw error }
-            try state.report?.finish(summary: state.summary, shard: shard, pruned: pruned)
+            try state.report?.finish(summary: state.summary, shard: shard, pruned: pruned, pages: pages)
             return state.summary
         }
     }

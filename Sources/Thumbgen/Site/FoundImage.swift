@@ -4,6 +4,9 @@ struct FoundImage: Sendable, Equatable {
     /// thumbgen added to the `<img>`, which a later run takes away again to find the author's
     /// tag. `skip` on an `<img>` asks thumbgen to leave it alone.
     static let marker = "data-thumbgen"
+    /// The attribute that names the preset an image is made with (`thumbgen.toml`'s
+    /// `[presets.NAME]`), before any `[site.rules]` path rule.
+    static let presetAttribute = "data-thumbgen-preset"
 
     /// One attribute as written.
     struct Attribute: Sendable, Equatable {

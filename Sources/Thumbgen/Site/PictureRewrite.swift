@@ -10,12 +10,12 @@ enum PictureRewrite {
         var width: Int
     }
 
-    /// The replacement of `element`, whose source is `facts`: a `<source>` for each of
+    /// The replacement of `element`, whose image is `intrinsic` (width and height) as made: a `<source>` for each of
     /// `modern`'s srcsets (best first; empty ones left out), `fallback`'s srcset for the `<img>`,
     /// `sizes` unless the author gave one, `background` (an inline style drawing the
     /// placeholder) unless the author gave a `style`; `first` for the first image of its page
     /// (likely the largest paint: fetched at once, at high priority).
-    static func markup(_ element: SiteElement, facts: SourceFacts, modern: [(type: String, srcset: String)],
+    static func markup(_ element: SiteElement, intrinsic: (width: Int, height: Int), modern: [(type: String, srcset: String)],
                        fallback: String, sizes: String, background: String?, first: Bool) -> [UInt8] {
         let own = element.attributes
         let chosenSizes = own["sizes"] ?? sizes
@@ -23,11 +23,11 @@ enum PictureRewrite {
         if own["sizes"] == nil { added.append(("sizes", sizes)) }
         switch (own["width"].flatMap(Int.init), own["height"].flatMap(Int.init)) {
         case (nil, nil) where own["width"] == nil && own["height"] == nil:
-            added += [("width", String(facts.width)), ("height", String(facts.height))]
-        case (let width?, nil) where own["height"] == nil && facts.width > 0:
-            added.append(("height", String(Int((Double(width) * Double(facts.height) / Double(facts.width)).rounded()))))
-        case (nil, let height?) where own["width"] == nil && facts.height > 0:
-            added.append(("width", String(Int((Double(height) * Double(facts.width) / Double(facts.height)).rounded()))))
+            added += [("width", String(intrinsic.width)), ("height", String(intrinsic.height))]
+        case (let width?, nil) where own["height"] == nil && intrinsic.width > 0:
+            added.append(("height", String(Int((Double(width) * Double(intrinsic.height) / Double(intrinsic.width)).rounded()))))
+        case (nil, let height?) where own["width"] == nil && intrinsic.height > 0:
+            added.append(("width", String(Int((Double(height) * Double(intrinsic.width) / Double(intrinsic.height)).rounded()))))
         default:
             break
         }

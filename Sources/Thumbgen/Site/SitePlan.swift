@@ -14,10 +14,14 @@ public final class SitePlan: @unchecked Sendable {
         var elements: [SiteElement]
     }
 
-    /// A source some element shows.
+    /// A source some element shows, with the settings it is made with: an image shown with
+    /// two presets is two sources.
     struct Source {
         var path: String
         var facts: SourceFacts
+        var settings: ImageSettings
+        /// The file's size.
+        var bytes: Int
     }
 
     /// The site's folder, absolute and resolved.
@@ -31,6 +35,12 @@ public final class SitePlan: @unchecked Sendable {
     public private(set) var skipped: [SkipReason: Int] = [:]
     /// Pages left untouched, each with why (not UTF-8, unreadable).
     public private(set) var untouched: [(page: String, reason: String)] = []
+    /// Elements that name a preset there is not: left as written, and failures
+    /// (`page:line: …`).
+    public private(set) var presetErrors: [String] = []
+    /// The elements not rewritten (skipped, or failed for their preset), by page, for the
+    /// report.
+    var leftAlone: [String: [SitePageReport.Element]] = [:]
 
     /// Reads every `.html` and `.htm` file under `root` (not in the output folder nor in
     /// folders whose names start with a dot).
@@ -43,7 +53,7 @@ public final class SitePlan: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: self.root, isDirectory: &isFolder), isFolder.boolValue else {
             throw SiteError("\(root) is not a folder")
         }
-        var sourceIndex: [String: Int] = [:]
+        var sourceIndex: [String: Int] = [:]  // by path and preset
         var factsOf: [String: SourceFacts?] = [:]
         for relative in htmlFiles() {
             pageCount += 1
@@ -59,17 +69,33 @@ public final class SitePlan: @unchecked Sendable {
             guard Self.mayHoldImages(bytes) else { continue }
             var elements: [SiteElement] = []
             for found in HTMLScan.images(in: bytes) {
-                switch decide(found, page: relative, facts: &factsOf) {
+                let src = found.value("src") ?? ""
+                let presetName = found.value(FoundImage.presetAttribute) ?? rulePreset(for: relative)
+                if let presetName, settings.presets[presetName] == nil {
+                    let known = settings.presets.keys.sorted().joined(separator: ", ")
+                    let reason = "names no preset \(presetName)" + (known.isEmpty ? "" : " (the presets: \(known))")
+                    presetErrors.append("\(relative):\(found.line): <img src=\"\(src)\">: \(reason)")
+                    leftAlone[relative, default: []].append(
+                        SitePageReport.Element(line: found.line, src: src, status: .failed, reason: reason, preset: presetName))
+                    continue
+                }
+                let image = ImageSettings(settings, preset: presetName)
+                switch decide(found, page: relative, image: image, facts: &factsOf) {
                 case .failure(let reason):
                     skipped[reason, default: 0] += 1
+                    leftAlone[relative, default: []].append(
+                        SitePageReport.Element(line: found.line, src: src, status: .skipped, reason: reason.rawValue,
+                                               preset: presetName))
                 case .success(let (path, replacing, added)):
                     let index: Int
-                    if let known = sourceIndex[path] {
+                    let identity = path + "\n" + (presetName ?? "")
+                    if let known = sourceIndex[identity] {
                         index = known
                     } else {
                         index = sources.count
-                        sourceIndex[path] = index
-                        sources.append(Source(path: path, facts: factsOf[path]!!))
+                        sourceIndex[identity] = index
+                        sources.append(Source(path: path, facts: factsOf[path]!!, settings: image,
+                                              bytes: Self.fileSize(path)))
                     }
                     elements.append(SiteElement.authored(found, in: bytes, replacing: replacing, added: added,
                                                          source: index))
@@ -96,9 +122,21 @@ public final class SitePlan: @unchecked Sendable {
         return false
     }
 
-    /// Whether to rewrite `found`: its source, the range it replaces and the attribute names
-    /// thumbgen added to it before; or why not.
-    private func decide(_ found: FoundImage, page: String, facts: inout [String: SourceFacts?])
+    /// The preset of the first `[site.rules]` pattern `page` matches, if any.
+    private func rulePreset(for page: String) -> String? {
+        guard !settings.rules.isEmpty else { return nil }
+        let components = page.split(separator: "/").map(String.init)
+        return settings.rules.first { $0.pattern.matches(components) }?.preset
+    }
+
+    private static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_size) : 0
+    }
+
+    /// Whether to rewrite `found`, made with `image`: its source, the range it replaces and
+    /// the attribute names thumbgen added to it before; or why not.
+    private func decide(_ found: FoundImage, page: String, image: ImageSettings, facts: inout [String: SourceFacts?])
         -> Result<(String, Range<Int>, Set<String>), SkipReason>
     {
         if found.value(FoundImage.marker)?.lowercased() == "skip" { return .failure(.markedSkip) }
@@ -128,7 +166,7 @@ public final class SitePlan: @unchecked Sendable {
             return .failure(Self.isSVG(path) ? .svg : .notImage)
         }
         if known.animated { return .failure(.animated) }
-        if known.width < settings.minWidth { return .failure(.small) }
+        if known.width < image.minWidth { return .failure(.small) }
         return .success((path, replacing, added))
     }
 

@@ -13,6 +13,8 @@ public struct SiteOutcome: Sendable, Equatable {
     /// Pages left as they were because they changed (or went) since they were read: a
     /// generator writing them again meanwhile. Relative to the site's folder.
     public var changedMeanwhile: [String] = []
+    /// Every page with an `<img>`, for the report's `pages` section, in the order of their paths.
+    public var pages: [SitePageReport] = []
 }
 
 extension SitePlan {
@@ -21,20 +23,55 @@ extension SitePlan {
     /// atomically, and only where its bytes change.
     public func rewrite(results: [RowResult]) throws -> SiteOutcome {
         var outputs: [Int: [String: [Int: String]]] = [:]
-        var placeholders: [Int: PlaceholderFields] = [:]
+        var outputBytes: [Int: [String: [Int: Int]]] = [:]
+        // By file: a run makes one placeholder a source file, from its smallest output, whatever
+        // the presets its images are shown with.
+        var placeholders: [String: PlaceholderFields] = [:]
         for result in results where result.status == .written || result.status == .unchanged {
             guard let row = SiteRows.parse(id: result.id), let out = result.out, let width = result.width else { continue }
             outputs[row.source, default: [:]][row.format, default: [:]][width] = out
-            if let placeholder = result.placeholder { placeholders[row.source] = placeholder }
+            outputBytes[row.source, default: [:]][row.format, default: [:]][width] = result.bytes ?? 0
+            if let placeholder = result.placeholder, row.source < sources.count {
+                placeholders[sources[row.source].path] = placeholder
+            }
+        }
+        // What the report says of a rewritten element: its widths and their bytes by format.
+        func reported(_ element: SiteElement, failed: Bool) -> SitePageReport.Element {
+            let source = sources[element.source]
+            var report = SitePageReport.Element(line: element.line, src: element.attributes["src"] ?? "",
+                                                status: failed ? .failed : .rewritten, preset: source.settings.preset,
+                                                bytesBefore: source.bytes)
+            if failed { report.reason = "none of its \(source.facts.fallback) outputs was made" }
+            let made = outputBytes[element.source] ?? [:]
+            let widths = Set(made.values.flatMap(\.keys)).sorted()
+            if !widths.isEmpty {
+                report.widths = widths
+                report.bytesAfter = made.mapValues { byWidth in widths.map { byWidth[$0] ?? 0 } }
+            }
+            return report
+        }
+        var reports: [String: SitePageReport] = [:]
+        for (page, elements) in leftAlone {
+            reports[page] = SitePageReport(page: page, status: .unchanged, elements: elements)
+        }
+        for (page, reason) in untouched {
+            reports[page] = SitePageReport(page: page, status: .untouched, reason: "it \(reason)", elements: [])
         }
         let writer = try AtomicFileWriter(root: URL(fileURLWithPath: root))
         let outFolder = URL(fileURLWithPath: root + "/" + settings.outFolder)
         var srcsets: [SrcsetKey: String] = [:]
         var outcome = SiteOutcome()
         for page in pages {
+            var report = reports[page.path] ?? SitePageReport(page: page.path, status: .unchanged, elements: [])
+            defer {
+                report.elements.sort { $0.line < $1.line }
+                reports[page.path] = report
+            }
             guard let data = FileManager.default.contents(atPath: root + "/" + page.path),
                   ContentDigest.of(data) == page.digest else {
                 outcome.changedMeanwhile.append(page.path)
+                report.status = .untouched
+                report.reason = "it changed while thumbgen ran"
                 continue
             }
             let bytes = [UInt8](data)
@@ -60,13 +97,17 @@ extension SitePlan {
                 let fallback = srcset(element.source, source.facts.fallback)
                 guard !fallback.isEmpty else {
                     outcome.elementsFailed += 1
+                    report.elements.append(reported(element, failed: true))
                     continue
                 }
-                let modern = settings.formats.map { (type: Self.mediaType($0), srcset: srcset(element.source, $0)) }
-                let background = placeholders[element.source].flatMap(PictureMarkup.background)
-                let markup = PictureRewrite.markup(element, facts: source.facts, modern: modern, fallback: fallback,
-                                                   sizes: settings.sizes, background: background, first: order == 0)
+                let image = source.settings
+                let modern = image.formats.map { (type: Self.mediaType($0), srcset: srcset(element.source, $0)) }
+                let background = placeholders[source.path].flatMap(PictureMarkup.background)
+                let markup = PictureRewrite.markup(element, intrinsic: image.intrinsicSize(source.facts), modern: modern,
+                                                   fallback: fallback, sizes: image.sizes, background: background,
+                                                   first: order == 0)
                 outcome.elementsRewritten += 1
+                report.elements.append(reported(element, failed: false))
                 if !bytes[element.replacing].elementsEqual(markup) { replacements.append((element.replacing, markup)) }
             }
             guard !replacements.isEmpty else {
@@ -74,8 +115,10 @@ extension SitePlan {
                 continue
             }
             outcome.pagesChanged += 1
+            report.status = .rewritten
             _ = try writer.write(Data(Self.splice(bytes, replacements)), to: page.path)
         }
+        outcome.pages = reports.values.sorted { $0.page < $1.page }
         return outcome
     }
 

@@ -26,12 +26,17 @@ public final class SiteRows: RecordSource {
         var records: [ManifestRecord] = []
         for (index, source) in plan.sources.enumerated() {
             let folder = Self.folder(of: source.path, root: plan.root)
-            for width in plan.settings.ladder(sourceWidth: source.facts.width) {
-                for format in plan.settings.formats + [source.facts.fallback] {
-                    var values: [ManifestColumn: String] = [
-                        .src: source.path, .size: String(width), .format: format, .out: Self.template,
-                        .id: Self.id(source: index, width: width, format: format),
-                    ]
+            let image = source.settings
+            for width in image.ladder(source.facts) {
+                let size = image.aspect.map { "\(width)x\($0.height(forWidth: width))" } ?? String(width)
+                for format in image.formats + [source.facts.fallback] {
+                    // The preset's cells first: the site's own win over them.
+                    var values = image.cells
+                    values[.src] = source.path
+                    values[.size] = size
+                    values[.format] = format
+                    values[.out] = Self.template
+                    values[.id] = Self.id(source: index, width: width, format: format)
                     if !folder.isEmpty { values[.dir] = folder }
                     // Lines as a CSV of these rows would number them (the header is line 1).
                     records.append(ManifestRecord(line: records.count + 2, values: values))
