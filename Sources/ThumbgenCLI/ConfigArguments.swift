@@ -26,6 +26,12 @@ struct ConfigArguments {
         var presets: [String: [(key: String, value: String)]] = [:]
         /// Its `[site.rules]`, in the file's order.
         var siteRules: [(pattern: String, preset: String)] = []
+        /// The line of each preset's table.
+        var presetLines: [String: Int] = [:]
+        /// The flags it added to the command line, by long name: `FILE:LINE: [TABLE] KEY`.
+        var origins: [String: String] = [:]
+        /// The command line with them.
+        var arguments: [String] = []
     }
 
     /// The file read, if any.
@@ -64,7 +70,8 @@ struct ConfigArguments {
         result.file = path
         loaded.withLock { loaded in
             loaded = Loaded(file: path, presets: file.presets.mapValues { $0.map { (key: $0.key, value: $0.value) } },
-                            siteRules: file.siteRules.map { (pattern: $0.pattern, preset: $0.preset) })
+                            siteRules: file.siteRules.map { (pattern: $0.pattern, preset: $0.preset) },
+                            presetLines: file.presetLines)
         }
         // A command's flags come from its parser's description of itself, a few milliseconds
         // each: only the running command's are read on the way a valid file takes; the others'
@@ -84,6 +91,12 @@ struct ConfigArguments {
                 throw unknown(entry, place: entry.key, in: path, known: flags)
             }
             if flags.flag(for: entry.key) != nil { chosen[entry.key] = (entry, entry.key) }
+        }
+        // `explain` explains what `render` would do: the render table's settings it has apply.
+        if command == "explain" {
+            for entry in file.sections["render"] ?? [] where flags.flag(for: entry.key) != nil {
+                chosen[entry.key] = (entry, "[render] \(entry.key)")
+            }
         }
         // The running command's table; another command's is checked when that command runs.
         for entry in file.sections[command] ?? [] {
@@ -124,6 +137,10 @@ struct ConfigArguments {
             result.origins[long] = "\(path):\(entry.line): \(place)"
         }
         result.arguments = [command] + added + rest
+        loaded.withLock { [result] in
+            $0.origins = result.origins
+            $0.arguments = result.arguments
+        }
         return result
     }
 

@@ -33,6 +33,9 @@ struct ExplainCommand: ParsableCommand {
     @OptionGroup
     var recipe: RecipeOptions
 
+    @OptionGroup
+    var configChoice: ConfigChoice
+
     func validate() throws {
         if rows.isEmpty { throw ValidationError("name at least one row (its number or its id)") }
         try recipe.defaults.checkSingleValues()
@@ -52,6 +55,12 @@ struct ExplainCommand: ParsableCommand {
             throw ExitStatus.unusable
         }
         let parser = recipe.parser(baseDirectory: reader.baseDirectory)
+        // A row naming a preset is explained as a run expands it; each setting says where it
+        // came from.
+        let config = ConfigArguments.loaded.withLock { $0 }
+        let expansion = PresetExpansion(reader, presets: config.presets)
+        let origins = SettingOrigins(arguments: config.arguments.isEmpty ? Array(CommandLine.arguments.dropFirst()) : config.arguments,
+                                     fromFile: config.origins, presetLines: config.presetLines, file: config.file)
         let wanted = Set(rows)
         var found: [Explanation] = []
         var matched: Set<String> = []
@@ -67,7 +76,14 @@ struct ExplainCommand: ParsableCommand {
                     let names = [String(record.line), id].filter(wanted.contains)
                     guard !names.isEmpty else { continue }
                     matched.formUnion(names)
-                    found.append(explainer.explain(record, parser: parser))
+                    switch expansion.expand(record) {
+                    case .failure(let error):
+                        found.append(explainer.explain(error))
+                    case .success(let expanded):
+                        var explanation = explainer.explain(expanded, parser: parser)
+                        explanation.settings = origins.settings(raw: record, expanded: expanded)
+                        found.append(explanation)
+                    }
                 }
             }
         } catch {

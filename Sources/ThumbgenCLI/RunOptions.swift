@@ -4,14 +4,8 @@ import Thumbgen
 
 /// Options of a manifest run that `render` and `warm` share: report, parallelism, strictness.
 struct RunOptions: ParsableArguments {
-    @Option(help: "Read settings from this TOML file instead of the nearest thumbgen.toml in the folder or a folder above (docs/config.md).")
-    var config: String?
-
-    @Flag(help: "Read no thumbgen.toml.")
-    var noConfig = false
-
-    @Option(help: "Apply the settings of the config file's [presets.NAME] table: below the flags given, above the rest of the file.")
-    var preset: String?
+    @OptionGroup
+    var configChoice: ConfigChoice
 
     @Option(help: "Write a JSON report with one record per row to this file; - for standard output (written when the run ends).")
     var report: String?

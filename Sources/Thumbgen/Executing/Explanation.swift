@@ -29,6 +29,26 @@ public struct Explanation: Sendable, Equatable, Encodable {
     public var changed: Change?
     /// What a URL source is called in the cache (absent for a local file).
     public var identity: Identity?
+    /// The row's settings that are not defaults, each with where it came from (`explain`
+    /// fills it: the row, its preset, a flag or `thumbgen.toml`).
+    public var settings: [Setting]?
+
+    /// One setting of the row and where its value came from.
+    public struct Setting: Sendable, Equatable, Encodable {
+        /// The column's name (`quality`).
+        public var name: String
+        public var value: String
+        /// `the row`, `the row's preset NAME (FILE:LINE)`, `--quality on the command line`, or
+        /// `FILE:LINE: [TABLE] KEY`.
+        public var from: String
+
+        /// The setting `name` = `value`, from `from`.
+        public init(name: String, value: String, from: String) {
+            self.name = name
+            self.value = value
+            self.from = from
+        }
+    }
 
     /// A URL source's name in the cache, and how it was made.
     public struct Identity: Sendable, Equatable, Encodable {
@@ -116,6 +136,11 @@ public struct Explanation: Sendable, Equatable, Encodable {
                          + (identity.dropped.isEmpty ? "" : " (--ignore-query dropped \(identity.dropped.joined(separator: ", ")))"))
         }
         if let error { lines.append("  error: \(error.code.rawValue): \(error.message)") }
+        if let settings, !settings.isEmpty {
+            lines.append("  settings:")
+            let width = settings.map(\.name.count).max() ?? 0
+            lines += settings.map { "    " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \($0.value)  (\($0.from))" }
+        }
         if let cache {
             lines.append("  cache: source \(cache.source)" + (cache.output.map { "; output \($0)" } ?? ""))
         }

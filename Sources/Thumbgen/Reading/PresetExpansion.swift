@@ -48,7 +48,15 @@ public final class PresetExpansion: RecordSource {
 
     public func next() throws(ManifestError) -> Result<ManifestRecord, RowError>? {
         guard let next = try inner.next() else { return nil }
-        guard case .success(var record) = next, let name = record.values[.preset] else { return next }
+        guard case .success(let record) = next else { return next }
+        return expand(record)
+    }
+
+    /// `record` with its preset's settings in its empty cells (as it is when it names none),
+    /// or the error of a preset there is not or that sets what no column is.
+    public func expand(_ record: ManifestRecord) -> Result<ManifestRecord, RowError> {
+        var record = record
+        guard let name = record.values[.preset] else { return .success(record) }
         if let keys = strays[name] {
             return .failure(RowError(row: record.line, column: ManifestColumn.preset.rawValue, value: name,
                                      reason: "sets \(keys.joined(separator: ", ")), which no manifest column is"))
