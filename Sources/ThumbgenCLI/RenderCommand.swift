@@ -39,7 +39,9 @@ struct RenderCommand: ParsableCommand {
                 let folder = (String(fixed) as NSString).deletingLastPathComponent
                 return folder.isEmpty ? "." : folder
             }
-            WatchLoop.run(roots: Array(Set(roots)).sorted(), skipping: [out, manifest.recipe.cache.directory.path])
+            let written = [manifest.run.events, manifest.run.report].compactMap { $0 }
+            WatchLoop.run(roots: Array(Set(roots)).sorted(), skipping: [out, manifest.recipe.cache.directory.path] + written,
+                          events: manifest.run.events)
         }
         try manifest.execute(command: "render", outputDirectory: URL(fileURLWithPath: out), dryRun: dryRun,
                              prune: prune)

@@ -45,7 +45,8 @@ final class RunSinks: Sendable {
             throw unwritable(runner.html ?? "", "contact sheet")
         }
         do {
-            events = try runner.events.map { try EventLog(path: $0, started: started) }
+            // A watch's runs add to the log its first run began (`WatchLoop`).
+            events = try runner.events.map { try EventLog(path: $0, started: started, appending: WatchLoop.isChild) }
         } catch {
             throw unwritable(runner.events ?? "", "event log")
         }

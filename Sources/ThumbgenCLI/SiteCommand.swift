@@ -61,8 +61,10 @@ struct SiteCommand: ParsableCommand {
 
     func run() throws {
         if watch && !WatchLoop.isChild {
+            let written = [options.events, options.report].compactMap { $0 }
             WatchLoop.run(roots: [directory], skipping: [(directory as NSString).appendingPathComponent(outFolder),
-                                                         recipe.cache.directory.path])
+                                                         recipe.cache.directory.path] + written,
+                          events: options.events)
         }
         var settings = SiteSettings()
         settings.widths = SiteSettings.widths(widths) ?? settings.widths

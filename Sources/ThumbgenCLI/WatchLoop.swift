@@ -17,9 +17,20 @@ enum WatchLoop {
 
     /// Runs the command line of this process without `--watch` now and after every batch of
     /// changes under `roots` (but `skipping`); never returns. Ctrl-C (or SIGTERM) ends it with
-    /// the signal's status (130 or 143), the run under way interrupted too.
-    static func run(roots: [String], skipping: [String]) -> Never {
+    /// the signal's status (130 or 143), the run under way interrupted too. With `events` (the
+    /// `--events` path), the runs add their lines to one log, each batch's run after a
+    /// `batch` line.
+    static func run(roots: [String], skipping: [String], events: String?) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst()).filter { $0 != "--watch" }
+        let log: EventLog?
+        do {
+            log = try events.map { try EventLog(path: $0) }  // emptied: the runs add to it
+        } catch {
+            printError("\(events ?? ""): cannot write the event log")
+            exit(ExitStatus.unwritable.rawValue)
+        }
+        var runs = 1
+        log?.logBatch(run: runs, changed: 0)
         runOnce(arguments)
         let watch: FolderWatch
         do {
@@ -34,6 +45,8 @@ enum WatchLoop {
             guard !changes.isEmpty else { continue }
             let what = changes.contains(.overflow) ? "changes (too many to list)" : "\(changes.count) changed"
             printError("watch: \(what); running again")
+            runs += 1
+            log?.logBatch(run: runs, changed: changes.contains(.overflow) ? nil : changes.count)
             runOnce(arguments)
         }
     }

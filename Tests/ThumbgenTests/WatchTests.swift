@@ -83,6 +83,40 @@ struct WatchTests {
         #expect(result.status == 130, "\(result.stderr)")
     }
 
+    @Test("--events: one log over the watch's runs, a batch line before each; the log inside the watched folder starts no run")
+    func events() async throws {
+        let folder = try TemporaryDirectory("watch-events")
+        try folder.write(try Self.photo(1).encoded(as: .jpeg), to: "photos/a.jpg")
+        let log = folder.file("photos/events.jsonl")
+        let runner = try CLIRunner(["photos", "--out", "out", "--size", "60", "--cache-dir", "cache", "--watch",
+                                    "--events", "photos/events.jsonl"], in: folder.url)
+        try runner.start()
+        #expect(await Self.eventually { runner.stderrText.contains("watching") }, "\(runner.stderrText)")
+        @Sendable func lines() -> [[String: Any]] {
+            ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+        }
+        // The run's own lines in the watched folder are no change: no second run.
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(!runner.stderrText.contains("running again"), "\(runner.stderrText)")
+        try folder.write(try Self.photo(2).encoded(as: .jpeg), to: "photos/b.jpg")
+        #expect(await Self.eventually { lines().contains { $0["event"] as? String == "written" && ($0["src"] as? String ?? "").hasSuffix("b.jpg") } },
+                "\(runner.stderrText)")
+        runner.send(SIGINT)
+        _ = await runner.wait(timeout: .seconds(20))
+        // Run 1 wrote a; run 2, after its batch line, found a unchanged and wrote b.
+        var runs: [[String]] = []
+        for line in lines() {
+            let event = line["event"] as? String ?? ""
+            if event == "batch" { runs.append([]) } else if event == "written" || event == "unchanged" {
+                runs[runs.count - 1].append(event + " " + ((line["src"] as? String).map { ($0 as NSString).lastPathComponent } ?? ""))
+            }
+        }
+        #expect(runs.map { $0.sorted() } == [["written a.jpg"], ["unchanged a.jpg", "written b.jpg"]], "\(runs)")
+        #expect(lines().first { $0["run"] as? Int == 2 }?["changed"] as? Int == 1)
+    }
+
     @Test("A site watched: a page the generator writes again, and a new image it shows, are rewritten")
     func site() async throws {
         let folder = try TemporaryDirectory("watch-site")

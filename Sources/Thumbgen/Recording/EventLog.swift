@@ -14,8 +14,9 @@ public final class EventLog: Sendable {
     private let started: ContinuousClock.Instant
     private let closesHandle: Bool
 
-    /// A log written to `path`, created or emptied; `-` is standard output.
-    public init(path: String, started: ContinuousClock.Instant = .now) throws {
+    /// A log written to `path`, created or emptied (with `appending`, created or added to);
+    /// `-` is standard output.
+    public init(path: String, started: ContinuousClock.Instant = .now, appending: Bool = false) throws {
         if path == "-" {
             handle = Mutex(FileHandle.standardOutput)
             closesHandle = false
@@ -23,10 +24,16 @@ public final class EventLog: Sendable {
             let url = URL(fileURLWithPath: path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(),
                                                     withIntermediateDirectories: true)
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            if !appending || !FileManager.default.fileExists(atPath: path) {
+                guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                    throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+                }
             }
-            handle = Mutex(try FileHandle(forWritingTo: url))
+            // Every line at the end of the file as it is then: the runs of a watch and the watch
+            // itself write to one log.
+            let descriptor = open(path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path]) }
+            handle = Mutex(FileHandle(fileDescriptor: descriptor, closeOnDealloc: false))
             closesHandle = true
         }
         self.started = started
@@ -45,6 +52,12 @@ public final class EventLog: Sendable {
             write("loaded", tail(row: request.row, id: request.id, src: request.sourceText)
                   + ",\"source\":" + source.jsonRecord + ",\"decode\":\(decode)}")
         }
+    }
+
+    /// Logs a watch's batch (`--watch`): the `changed` paths that start run number `run`
+    /// (`changed` nil: more than the kernel could list).
+    public func logBatch(run: Int, changed: Int?) {
+        write("batch", "\"run\":\(run)" + (changed.map { ",\"changed\":\($0)" } ?? "") + "}")
     }
 
     /// Logs a row's result: its status is the event's name.

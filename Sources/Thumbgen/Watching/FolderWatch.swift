@@ -7,7 +7,8 @@ import Glibc
 /// `--watch`'s eyes. No polling: the thread sleeps in `poll` until the kernel has something.
 ///
 /// Every folder under the roots is watched (inotify watches one folder, not a tree), but those
-/// named in `skipping` (the output folder, the cache) and those whose names start with a dot.
+/// named in `skipping` (the output folder, the cache; a file named there is not watched either)
+/// and those whose names start with a dot.
 /// A folder made or moved in later is watched from then on, and its files count as changed.
 public final class FolderWatch {
     private let descriptor: Int32
@@ -113,6 +114,8 @@ public final class FolderWatch {
         }
         guard !name.isEmpty else { return }
         let path = folder + "/" + name
+        // A file the runs write themselves (the event log, the report) is no change to answer.
+        guard !skipping.contains(path) else { return }
         if mask & UInt32(IN_ISDIR) != 0 {
             // A folder made or moved in: watched, and what it holds already counts as changed.
             if mask & UInt32(IN_CREATE | IN_MOVED_TO) != 0 { try? watchTree(path, changed: &changes) }
