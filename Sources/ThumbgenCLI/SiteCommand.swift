@@ -36,6 +36,9 @@ struct SiteCommand: ParsableCommand {
     @Option(help: "The site's own address, such as https://example.org/: an <img src> under it is a file of DIR (its path from DIR's root), not another site's image.")
     var baseUrl: String?
 
+    @Flag(help: "Download other sites' images (http, https) through the cache, as a manifest's URL sources are, and make them responsive too; without it they are left alone.")
+    var fetch = false
+
     @Flag(help: "List every <img> that would be rewritten, touching nothing.")
     var dryRun = false
 
@@ -74,6 +77,7 @@ struct SiteCommand: ParsableCommand {
         settings.minWidth = minWidth
         settings.outFolder = outFolder
         settings.baseURL = baseUrl
+        settings.fetch = fetch
         let plan: SitePlan
         do {
             // The thumbgen.toml's presets, for the images that name one or a rule gives one.
@@ -90,6 +94,7 @@ struct SiteCommand: ParsableCommand {
         }
         plan.untouched.forEach { printError("\($0.page): left untouched: it \($0.reason)") }
         plan.presetErrors.forEach { printError($0) }
+        if !plan.remoteURLs.isEmpty && !dryRun { try download(plan) }
         let rows = SiteRows(plan)
         if dryRun {
             plan.eligibleLines().forEach { printError("would rewrite \($0)") }
@@ -134,6 +139,42 @@ struct SiteCommand: ParsableCommand {
         if outcome.elementsFailed > 0 || !plan.presetErrors.isEmpty || untouched, options.failOn == .error {
             throw ExitStatus.rowFailed
         }
+    }
+
+    /// Downloads other sites' images into the cache (`--fetch`), through the pipeline as any
+    /// URL source (its limits, retries, freshness and address guard), then decides their
+    /// elements from the bodies stored. A URL that could not be downloaded is named and its
+    /// elements left alone (`unreachable`).
+    private func download(_ plan: SitePlan) throws {
+        let urls = plan.remoteURLs
+        var configuration = try options.configuration(outputDirectory: nil, fetch: recipe.fetch, limits: recipe.limits,
+                                                      cache: recipe.cache, lookOnly: false)
+        guard configuration.cache != nil else {
+            printError("--fetch keeps the images it downloads in the cache: it cannot run with --no-cache")
+            throw ExitStatus.unusable
+        }
+        configuration.fetch.credentials = try recipe.sources.credentials()
+        configuration.placeholders = []
+        var runner = options.runner(input: .rows(SiteRows(downloading: urls), count: urls.count), recipe: recipe,
+                                    command: "site")
+        (runner.report, runner.index, runner.html, runner.events, runner.quiet) = (nil, nil, nil, nil, true)
+        let failures = Mutex<[String]>([])
+        runner.onResults = { results in
+            let lines = results.compactMap { result in result.error.map { "\(result.src): not downloaded: \($0.message)" } }
+            failures.withLock { $0 += lines }
+        }
+        do {
+            try runner.run(configuration)
+        } catch let status as ExitCode where status == ExitStatus.rowFailed {
+            // The images that came are used; the others are named below.
+        }
+        if !options.quiet { failures.withLock { $0 }.forEach(printError) }
+        // The run closed its cache: the bodies are looked up in it afresh.
+        let stored = recipe.cache.openToLook()
+        var bodies: [String: String] = [:]
+        for url in urls { bodies[url] = stored?.storedBody(of: url) }
+        stored?.close()
+        plan.settleRemote(bodies: bodies)
     }
 
     private func summary(_ plan: SitePlan, _ outcome: SiteOutcome?) -> String {

@@ -112,6 +112,13 @@ public final class ThumbnailCache: Sendable {
     /// Writes the cache refused in this run (a full file system): the run's summary reports them.
     public var refusedWrites: Int { health.refusals }
 
+    /// The file the cache keeps `url`'s body in (as downloaded, or as the remote cache gave
+    /// it), when it has one: `thumbgen site --fetch` reads an image's size from it.
+    public func storedBody(of url: String) -> String? {
+        guard let record = urls.record(url), blobs.contains(record.digest) else { return nil }
+        return blobs.path(record.digest)
+    }
+
     /// Writes the uses gathered and closes the cache's database: what a command does last, so
     /// that the database is whole in its file for the next process (a dry run reads the file
     /// alone). The cache answers no index lookup after.

@@ -42,6 +42,16 @@ enum ImageReference {
         return isInside(resolved, root) ? .success(resolved) : .failure(.outsideSite)
     }
 
+    /// The `http:` or `https:` URL an external `src` names (`//host/…` taken as https), for
+    /// `--fetch`; nil for another scheme.
+    static func remoteURL(_ src: String) -> String? {
+        let trimmed = src.trimmingCharacters(in: .whitespacesAndNewlines)
+        let absolute = trimmed.hasPrefix("//") ? "https:" + trimmed : trimmed
+        guard let url = URL(string: absolute), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host?.isEmpty == false else { return nil }
+        return url.absoluteString
+    }
+
     /// Whether `text` starts with a URL scheme (`https:`, `mailto:`): letters, then letters,
     /// digits, `+`, `-` or `.`, then a colon.
     private static func hasScheme(_ text: String) -> Bool {

@@ -41,6 +41,14 @@ public final class SitePlan: @unchecked Sendable {
     /// The elements not rewritten (skipped, or failed for their preset), by page, for the
     /// report.
     var leftAlone: [String: [SitePageReport.Element]] = [:]
+    /// Other sites' images to download before their elements are decided (`--fetch`): where
+    /// each element stands (page, element), and its URL.
+    private var remote: [(page: Int, element: Int, url: String)] = []
+    private var remotePresets: [String?] = []
+    /// Sources by path (or URL) and preset.
+    private var sourceIndex: [String: Int] = [:]
+    /// The URLs `--fetch` downloads, each once: `settleRemote` then decides their elements.
+    public var remoteURLs: [String] { Array(Set(remote.map(\.url))).sorted() }
 
     /// Reads every `.html` and `.htm` file under `root` (not in the output folder nor in
     /// folders whose names start with a dot).
@@ -53,7 +61,6 @@ public final class SitePlan: @unchecked Sendable {
         guard FileManager.default.fileExists(atPath: self.root, isDirectory: &isFolder), isFolder.boolValue else {
             throw SiteError("\(root) is not a folder")
         }
-        var sourceIndex: [String: Int] = [:]  // by path and preset
         var factsOf: [String: SourceFacts?] = [:]
         for relative in htmlFiles() {
             pageCount += 1
@@ -80,6 +87,13 @@ public final class SitePlan: @unchecked Sendable {
                     continue
                 }
                 let image = ImageSettings(settings, preset: presetName)
+                if settings.fetch, let url = Self.remote(found), case .success(let (replacing, added)) = eligible(found) {
+                    // Decided once it is downloaded (`settleRemote`); its source for now none.
+                    remote.append((pages.count, elements.count, url))
+                    elements.append(SiteElement.authored(found, in: bytes, replacing: replacing, added: added, source: -1))
+                    remotePresets.append(presetName)
+                    continue
+                }
                 switch decide(found, page: relative, image: image, facts: &factsOf) {
                 case .failure(let reason):
                     skipped[reason, default: 0] += 1
@@ -134,11 +148,44 @@ public final class SitePlan: @unchecked Sendable {
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
     }
 
+    /// The URL of another site's image `found` shows, if it shows one (`--fetch`).
+    private static func remote(_ found: FoundImage) -> String? {
+        guard case .failure(.external) = ImageReference.resolve(found.value("src") ?? "", page: "", root: "/") else { return nil }
+        return ImageReference.remoteURL(found.value("src") ?? "")
+    }
+
     /// Whether to rewrite `found`, made with `image`: its source, the range it replaces and
     /// the attribute names thumbgen added to it before; or why not.
     private func decide(_ found: FoundImage, page: String, image: ImageSettings, facts: inout [String: SourceFacts?])
         -> Result<(String, Range<Int>, Set<String>), SkipReason>
     {
+        let replacing: Range<Int>, added: Set<String>
+        switch eligible(found) {
+        case .failure(let reason): return .failure(reason)
+        case .success(let found): (replacing, added) = found
+        }
+        let path: String
+        switch ImageReference.resolve(found.value("src") ?? "", page: page, root: root, baseURL: settings.baseURL) {
+        case .failure(let reason): return .failure(reason)
+        case .success(let resolved): path = resolved
+        }
+        if facts[path] == nil { facts[path] = .some(SourceFacts.read(path: path)) }
+        guard let known = facts[path] ?? nil else {
+            return .failure(Self.isSVG(path) ? .svg : .notImage)
+        }
+        return Self.check(known, image).map { (path, replacing, added) }
+    }
+
+    /// Whether an image with `facts`, made with `image`, is one to rewrite.
+    private static func check(_ facts: SourceFacts, _ image: ImageSettings) -> Result<Void, SkipReason> {
+        if facts.animated { return .failure(.animated) }
+        if facts.width < image.minWidth { return .failure(.small) }
+        return .success(())
+    }
+
+    /// Whether `found` may be rewritten wherever its image is, by its markup alone: the range
+    /// it replaces and the attribute names thumbgen added to it before; or why not.
+    private func eligible(_ found: FoundImage) -> Result<(Range<Int>, Set<String>), SkipReason> {
         if found.value(FoundImage.marker)?.lowercased() == "skip" { return .failure(.markedSkip) }
         var replacing = found.tag
         var added: Set<String> = []
@@ -156,18 +203,50 @@ public final class SitePlan: @unchecked Sendable {
             }
         }
         if found.value("srcset") != nil && !added.contains("srcset") { return .failure(.hasSrcset) }
-        let path: String
-        switch ImageReference.resolve(found.value("src") ?? "", page: page, root: root, baseURL: settings.baseURL) {
-        case .failure(let reason): return .failure(reason)
-        case .success(let resolved): path = resolved
+        return .success((replacing, added))
+    }
+
+    /// Decides the elements that show other sites' images from their downloads (`bodies`:
+    /// the file each URL's body was stored in; a URL missing was not downloaded): each is
+    /// rewritten from its URL or left alone with its reason, as a local image would be.
+    public func settleRemote(bodies: [String: String]) {
+        var facts: [String: (facts: SourceFacts?, bytes: Int)] = [:]
+        for (url, path) in bodies { facts[url] = (SourceFacts.read(path: path), Self.fileSize(path)) }
+        for (pending, preset) in zip(remote, remotePresets) {
+            var page = pages[pending.page]
+            let element = page.elements[pending.element]
+            let image = ImageSettings(settings, preset: preset)
+            let src = element.attributes["src"] ?? ""
+            let reason: SkipReason?
+            switch facts[pending.url] {
+            case nil: reason = .unreachable
+            case let (nil, _)?: reason = .notImage
+            case let (known?, bytes)?:
+                if case .failure(let why) = Self.check(known, image) {
+                    reason = why
+                } else {
+                    reason = nil
+                    let identity = pending.url + "\n" + (preset ?? "")
+                    let index = sourceIndex[identity] ?? sources.count
+                    if index == sources.count {
+                        sourceIndex[identity] = index
+                        sources.append(Source(path: pending.url, facts: known, settings: image, bytes: bytes))
+                    }
+                    page.elements[pending.element].source = index
+                }
+            }
+            if let reason {
+                skipped[reason, default: 0] += 1
+                leftAlone[page.path, default: []].append(
+                    SitePageReport.Element(line: element.line, src: src, status: .skipped, reason: reason.rawValue, preset: preset))
+            }
+            pages[pending.page] = page
         }
-        if facts[path] == nil { facts[path] = .some(SourceFacts.read(path: path)) }
-        guard let known = facts[path] ?? nil else {
-            return .failure(Self.isSVG(path) ? .svg : .notImage)
-        }
-        if known.animated { return .failure(.animated) }
-        if known.width < image.minWidth { return .failure(.small) }
-        return .success((path, replacing, added))
+        // Elements left alone are taken out; a page with none left has nothing to rewrite.
+        for index in pages.indices { pages[index].elements.removeAll { $0.source < 0 } }
+        pages.removeAll { $0.elements.isEmpty }
+        remote = []
+        remotePresets = []
     }
 
     private static func isSVG(_ path: String) -> Bool {

@@ -21,6 +21,14 @@ public final class SiteRows: RecordSource {
     private let records: [ManifestRecord]
     private var position = 0
 
+    /// A row for each of `urls` that downloads it into the cache (and renders a 16-px PNG
+    /// there): `thumbgen site --fetch` reads the images' sizes from the bodies before it plans.
+    public init(downloading urls: [String]) {
+        records = urls.enumerated().map { index, url in
+            ManifestRecord(line: index + 2, values: [.src: url, .size: "16", .format: "png", .id: "fetch:\(index)"])
+        }
+    }
+
     /// The rows of `plan`.
     public init(_ plan: SitePlan) {
         var records: [ManifestRecord] = []
@@ -68,9 +76,14 @@ public final class SiteRows: RecordSource {
     }
 
     /// The source's folder relative to the site, as a `dir` cell: braces (which a `dir` may
-    /// not hold) become underscores.
+    /// not hold) become underscores. Another site's image (`--fetch`) goes under
+    /// `_remote/HOST/` and its URL's folder.
     private static func folder(of path: String, root: String) -> String {
-        let relative = String(path.dropFirst(root.count + 1))
+        var relative = String(path.dropFirst(root.count + 1))
+        if !path.hasPrefix("/"), let url = URL(string: path), let host = url.host {
+            let folders = url.path.split(separator: "/").dropLast().filter { $0 != "." && $0 != ".." }
+            relative = (["_remote", host] + folders.map(String.init) + ["x"]).joined(separator: "/")
+        }
         let folder = (relative as NSString).deletingLastPathComponent
         return String(folder.map { $0 == "{" || $0 == "}" ? "_" : $0 })
     }

@@ -19,6 +19,9 @@ public struct SiteSettings: Sendable, Equatable {
     public var presets: [String: SitePreset] = [:]
     /// Path rules, first match wins: the preset of an image that names none.
     public var rules: [SiteRule] = []
+    /// Whether other sites' images (`http:`, `https:`, `//host/…`) are downloaded and made
+    /// responsive too (`--fetch`), rather than left alone.
+    public var fetch = false
 
     /// The default settings.
     public init() {}

@@ -27,6 +27,8 @@ public enum SkipReason: String, Error, Sendable, CaseIterable, Comparable {
     case markedSkip = "marked_skip"
     /// Inside a `<template>`.
     case inTemplate = "in_template"
+    /// Another site's image that `--fetch` could not download.
+    case unreachable
 
     public static func < (a: SkipReason, b: SkipReason) -> Bool { a.rawValue < b.rawValue }
 }
