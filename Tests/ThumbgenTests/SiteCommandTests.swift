@@ -275,3 +275,28 @@ struct SiteCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.file("site/_thumbgen").path))
     }
 }
+
+/// `<base href>`: a page's relative URLs, its images' and thumbgen's own, resolve against it.
+@Suite("End to end: thumbgen site and <base href>")
+struct SiteBaseTests {
+    @Test("A base inside the site moves where relative URLs resolve from, for the src and the srcset; a base elsewhere leaves the page's images alone")
+    func base() async throws {
+        let folder = try TemporaryDirectory("site-base")
+        try folder.write(try SiteCommandTests.photo(width: 800, height: 500).encoded(as: .jpeg), to: "site/images/a.jpg")
+        try folder.write("<head><base href=\"/\"></head><img src=\"images/a.jpg\" alt=\"root\">\n", to: "site/blog/post/index.html")
+        try folder.write("<head><base href=\"../\"></head><img src=\"images/a.jpg\" alt=\"up\">\n", to: "site/docs/index.html")
+        try folder.write("<head><base href=\"https://cdn.example.com/\"></head><img src=\"images/a.jpg\">\n", to: "site/cdn.html")
+        let run = try await CLIRunner.run(["site", "site", "--cache-dir", "cache"], in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("images: 2 rewritten, 0 failed, 1 left alone (1 base_elsewhere)"), "\(run.stderr)")
+        for page in ["blog/post/index.html", "docs/index.html"] {
+            let text = try String(contentsOf: folder.file("site/" + page), encoding: .utf8)
+            // Relative to the base, which is the site's root for both.
+            #expect(text.contains("srcset=\"_thumbgen/images/a-320."), "\(page): \(text)")
+            let first = try SitePresetTests.candidate(text, "_thumbgen/")
+            #expect(FileManager.default.fileExists(atPath: folder.file("site/" + first).path), "\(first)")
+        }
+        #expect(try String(contentsOf: folder.file("site/cdn.html"), encoding: .utf8)
+                == "<head><base href=\"https://cdn.example.com/\"></head><img src=\"images/a.jpg\">\n")
+    }
+}

@@ -7,14 +7,21 @@ enum HTMLScan {
     /// The `<img>` elements of `page` (UTF-8), in document order. An `<img>` in a comment, a
     /// `<script>`, a `<textarea>` or any other text is none; nor is one the parser made up.
     static func images(in page: [UInt8]) -> [FoundImage] {
-        page.withUnsafeBufferPointer { bytes -> [FoundImage] in
-            guard let base = bytes.baseAddress, bytes.count > 0 else { return [] }
+        scan(page).images
+    }
+
+    /// The `<img>` elements of `page` and the `href` of its first `<base>` that has one (which
+    /// relative URLs of the page resolve against, as a browser does), if any.
+    static func scan(_ page: [UInt8]) -> (images: [FoundImage], baseHref: String?) {
+        page.withUnsafeBufferPointer { bytes -> ([FoundImage], String?) in
+            guard let base = bytes.baseAddress, bytes.count > 0 else { return ([], nil) }
             let start = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
-            guard let output = tg_gumbo_parse(start, bytes.count) else { return [] }
+            guard let output = tg_gumbo_parse(start, bytes.count) else { return ([], nil) }
             defer { tg_gumbo_free(output) }
             var found: [FoundImage] = []
-            walk(output.pointee.document, base: start, into: &found)
-            return found
+            var baseHref: String?
+            walk(output.pointee.document, base: start, into: &found, baseHref: &baseHref)
+            return (found, baseHref)
         }
     }
 
@@ -27,7 +34,7 @@ enum HTMLScan {
     /// Visits the tree depth first with a stack of its own: a page's nesting is the author's
     /// to choose, and recursion would let a deep one overflow the thread's stack.
     private static func walk(_ root: UnsafeMutablePointer<GumboNode>, base: UnsafePointer<CChar>,
-                             into found: inout [FoundImage]) {
+                             into found: inout [FoundImage], baseHref: inout String?) {
         var stack: [(UnsafeMutablePointer<GumboNode>, Ancestry)] = [(root, Ancestry())]
         while let (node, ancestry) = stack.popLast() {
             var inner = ancestry
@@ -37,6 +44,9 @@ enum HTMLScan {
                     && node.pointee.parse_flags.rawValue & GUMBO_INSERTION_FROM_IMAGE.rawValue == 0:
                     found.append(image(element, base: base, ancestry: ancestry))
                 case GUMBO_TAG_TEMPLATE: inner.inTemplate = true
+                case GUMBO_TAG_BASE where baseHref == nil && element.pointee.tag_namespace == GUMBO_NAMESPACE_HTML
+                    && !ancestry.inTemplate:
+                    baseHref = attribute("href", of: element)
                 default:
                     if isPicture(element) { inner.picture = element }
                 }
@@ -72,6 +82,16 @@ enum HTMLScan {
         }
         return FoundImage(tag: tag, attributes: attributes, line: Int(element.pointee.start_pos.line),
                           context: context)
+    }
+
+    /// The value of the attribute `name` of `element`, if it has one.
+    private static func attribute(_ name: String, of element: UnsafeMutablePointer<GumboElement>) -> String? {
+        let list = element.pointee.attributes
+        for index in 0..<Int(list.length) {
+            guard let raw = list.data[index]?.assumingMemoryBound(to: GumboAttribute.self) else { continue }
+            if String(cString: raw.pointee.name) == name { return String(cString: raw.pointee.value) }
+        }
+        return nil
     }
 
     /// The picture around an `<img>`: its whole range and its own attributes.

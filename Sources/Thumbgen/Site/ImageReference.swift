@@ -42,6 +42,26 @@ enum ImageReference {
         return isInside(resolved, root) ? .success(resolved) : .failure(.outsideSite)
     }
 
+    /// The folder of the site (relative to `root`, empty for the root) that a page's relative
+    /// URLs resolve from when its `<base href>` is `href`: the folder of the URL it names,
+    /// relative to the page, to the site's root (`/…`), or under `baseURL`. A base outside the
+    /// site (another host, or above its root) is `baseElsewhere`.
+    static func baseFolder(_ href: String, page: String, baseURL: String?) -> Result<String, SkipReason> {
+        var trimmed = href.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let cut = trimmed.firstIndex(where: { $0 == "?" || $0 == "#" }) { trimmed = String(trimmed[..<cut]) }
+        if let baseURL {
+            let base = baseURL.hasSuffix("/") ? baseURL : baseURL + "/"
+            if trimmed.lowercased().hasPrefix(base.lowercased()) { trimmed = "/" + trimmed.dropFirst(base.count) }
+        }
+        if trimmed.hasPrefix("//") || hasScheme(trimmed) { return .failure(.baseElsewhere) }
+        guard let decoded = trimmed.removingPercentEncoding else { return .failure(.baseElsewhere) }
+        // A URL's folder: what it names up to its last `/` (`/blog` resolves from `/`).
+        let joined = decoded.hasPrefix("/") ? decoded : "/" + (page as NSString).deletingLastPathComponent + "/" + decoded
+        let folder = joined.hasSuffix("/") ? joined : (joined as NSString).deletingLastPathComponent
+        guard let lexical = normalised(folder) else { return .failure(.baseElsewhere) }
+        return .success(String(lexical.dropFirst()))
+    }
+
     /// The `http:` or `https:` URL an external `src` names (`//host/…` taken as https), for
     /// `--fetch`; nil for another scheme.
     static func remoteURL(_ src: String) -> String? {

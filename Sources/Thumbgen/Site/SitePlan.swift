@@ -11,6 +11,9 @@ public final class SitePlan: @unchecked Sendable {
         var path: String
         /// The SHA-256 of the bytes the elements' ranges point into.
         var digest: String
+        /// The folder its relative URLs resolve from (relative to the site): its own, or its
+        /// `<base href>`'s.
+        var linkFolder: String
         var elements: [SiteElement]
     }
 
@@ -75,7 +78,23 @@ public final class SitePlan: @unchecked Sendable {
             }
             guard Self.mayHoldImages(bytes) else { continue }
             var elements: [SiteElement] = []
-            for found in HTMLScan.images(in: bytes) {
+            let (images, baseHref) = HTMLScan.scan(bytes)
+            var linkFolder = (relative as NSString).deletingLastPathComponent
+            var baseProblem: SkipReason?
+            if let baseHref {
+                switch ImageReference.baseFolder(baseHref, page: relative, baseURL: settings.baseURL) {
+                case .success(let folder): linkFolder = folder
+                case .failure(let reason): baseProblem = reason
+                }
+            }
+            // Relative URLs resolve as from a page in that folder.
+            let resolvingPage = linkFolder.isEmpty ? "page" : linkFolder + "/page"
+            for found in images where baseProblem != nil {
+                skipped[.baseElsewhere, default: 0] += 1
+                leftAlone[relative, default: []].append(SitePageReport.Element(
+                    line: found.line, src: found.value("src") ?? "", status: .skipped, reason: SkipReason.baseElsewhere.rawValue))
+            }
+            for found in images where baseProblem == nil {
                 let src = found.value("src") ?? ""
                 let presetName = found.value(FoundImage.presetAttribute) ?? rulePreset(for: relative)
                 if let presetName, settings.presets[presetName] == nil {
@@ -94,7 +113,7 @@ public final class SitePlan: @unchecked Sendable {
                     remotePresets.append(presetName)
                     continue
                 }
-                switch decide(found, page: relative, image: image, facts: &factsOf) {
+                switch decide(found, page: resolvingPage, image: image, facts: &factsOf) {
                 case .failure(let reason):
                     skipped[reason, default: 0] += 1
                     leftAlone[relative, default: []].append(
@@ -115,7 +134,9 @@ public final class SitePlan: @unchecked Sendable {
                                                          source: index))
                 }
             }
-            if !elements.isEmpty { pages.append(Page(path: relative, digest: ContentDigest.of(bytes), elements: elements)) }
+            if !elements.isEmpty {
+                pages.append(Page(path: relative, digest: ContentDigest.of(bytes), linkFolder: linkFolder, elements: elements))
+            }
         }
     }
 

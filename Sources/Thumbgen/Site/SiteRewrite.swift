@@ -77,7 +77,7 @@ extension SitePlan {
             let bytes = [UInt8](data)
             // The way from the page's folder to the output folder, once a page (it resolves
             // links, a system call a folder): outputs are paths under it.
-            let base = ContactSheet.relativeURL(from: URL(fileURLWithPath: root + "/" + page.path).deletingLastPathComponent(),
+            let base = ContactSheet.relativeURL(from: URL(fileURLWithPath: root + "/" + page.linkFolder, isDirectory: true),
                                                 to: outFolder)
             // A source's srcset by format, made once for each way to the output folder: an image
             // shown on many pages of one folder depth is written out once.

@@ -29,6 +29,9 @@ public enum SkipReason: String, Error, Sendable, CaseIterable, Comparable {
     case inTemplate = "in_template"
     /// Another site's image that `--fetch` could not download.
     case unreachable
+    /// Its page's `<base href>` points outside the site: where its relative URLs lead, and
+    /// where the outputs' would, is not the site's to say.
+    case baseElsewhere = "base_elsewhere"
 
     public static func < (a: SkipReason, b: SkipReason) -> Bool { a.rawValue < b.rawValue }
 }
