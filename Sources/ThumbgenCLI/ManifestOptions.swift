@@ -23,12 +23,16 @@ struct ManifestOptions: ParsableArguments {
     /// Runs the manifest as `command` (`render` or `warm`), writing under `outputDirectory`
     /// (nil: into the cache only); `dryRun` plans it and opens the cache only to look; `prune`
     /// removes what earlier runs placed there and this one did not.
-    func execute(command: String, outputDirectory: URL?, dryRun: Bool = false, prune: Bool = false) throws {
+    /// Runs the command's rows; `partial` marks a run over part of the tree (a watch's batch),
+    /// which leaves the warm journal of `--out` as it was.
+    func execute(command: String, outputDirectory: URL?, dryRun: Bool = false, prune: Bool = false,
+                 partial: Bool = false) throws {
         let shard = try sharding.resolve()
         var configuration = try run.configuration(
             outputDirectory: outputDirectory, fetch: recipe.fetch, limits: recipe.limits, cache: recipe.cache,
             lookOnly: dryRun)
         configuration.fetch.credentials = try recipe.sources.credentials()
+        configuration.partial = partial
         let input = try input(skipping: outputDirectory)
         var runner = run.runner(input: input, recipe: recipe, command: command)
         runner.shard = shard

@@ -40,10 +40,14 @@ struct RenderCommand: ParsableCommand {
                 return folder.isEmpty ? "." : folder
             }
             let written = [manifest.run.events, manifest.run.report].compactMap { $0 }
+            // The index and the contact sheet list every output: a batch's run makes them whole.
+            let partial = manifest.run.index == nil && manifest.run.html == nil
             WatchLoop.run(roots: Array(Set(roots)).sorted(), skipping: [out, manifest.recipe.cache.directory.path] + written,
-                          events: manifest.run.events)
+                          events: manifest.run.events, partial: partial, prune: prune)
         }
+        // A watch's partial run prunes nothing: what it did not walk is not gone.
+        let partial = WatchLoop.partialPaths != nil
         try manifest.execute(command: "render", outputDirectory: URL(fileURLWithPath: out), dryRun: dryRun,
-                             prune: prune)
+                             prune: prune && !partial, partial: partial)
     }
 }

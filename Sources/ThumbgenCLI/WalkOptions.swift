@@ -22,8 +22,10 @@ struct WalkOptions: ParsableArguments {
                 throw ExitStatus.unusable
             }
         }
-        return SourceWalker(inputs, rules: WalkRules(followLinks: followLinks, skipping: folders.map(\.path),
-                                                     extraLoaders: extraLoaders))
+        var rules = WalkRules(followLinks: followLinks, skipping: folders.map(\.path), extraLoaders: extraLoaders)
+        // A watch's batch walks only what changed.
+        if let paths = WatchLoop.partialPaths { rules.walkOnly(paths) }
+        return SourceWalker(inputs, rules: rules)
     }
 
     /// Says once, on standard error, how many symbolic links the walk left alone and how to

@@ -15,12 +15,24 @@ enum WatchLoop {
     /// Whether this process is a run the watch started.
     static var isChild: Bool { ProcessInfo.processInfo.environment[childVariable] != nil }
 
+    /// Set in a batch's run, when the batch is all it is to do: the paths that changed, one a
+    /// line (`partialPaths`).
+    static let changedVariable = "THUMBGEN_WATCH_CHANGED"
+
+    /// The paths this run is to walk, when it is a watch's partial run; nil: the whole tree.
+    static var partialPaths: [String]? {
+        guard isChild, let text = ProcessInfo.processInfo.environment[changedVariable] else { return nil }
+        return text.split(separator: "\n").map(String.init)
+    }
+
     /// Runs the command line of this process without `--watch` now and after every batch of
     /// changes under `roots` (but `skipping`); never returns. Ctrl-C (or SIGTERM) ends it with
     /// the signal's status (130 or 143), the run under way interrupted too. With `events` (the
     /// `--events` path), the runs add their lines to one log, each batch's run after a
-    /// `batch` line.
-    static func run(roots: [String], skipping: [String], events: String?) -> Never {
+    /// `batch` line. With `partial`, a batch's run walks only what changed (`partialPaths`),
+    /// unless `prune` must see a removal (then, as after an overflow, the whole tree).
+    static func run(roots: [String], skipping: [String], events: String?, partial: Bool = false,
+                    prune: Bool = false) -> Never {
         let arguments = Array(CommandLine.arguments.dropFirst()).filter { $0 != "--watch" }
         let log: EventLog?
         do {
@@ -47,17 +59,31 @@ enum WatchLoop {
             printError("watch: \(what); running again")
             runs += 1
             log?.logBatch(run: runs, changed: changes.contains(.overflow) ? nil : changes.count)
-            runOnce(arguments)
+            runOnce(arguments, only: partial ? only(changes, prune: prune) : nil)
         }
     }
 
-    /// One run as a child process, its output this process's, waited for.
-    private static func runOnce(_ arguments: [String]) {
+    /// The paths a batch's run is to walk, or nil when it must walk the whole tree: an
+    /// overflow (the kernel lost some), a name with a line break, or (`prune`) a removal.
+    private static func only(_ changes: Set<FolderWatch.Change>, prune: Bool) -> [String]? {
+        var paths: [String] = []
+        for change in changes {
+            guard case .path(let path) = change, !path.contains("\n") else { return nil }
+            if prune && !FileManager.default.fileExists(atPath: path) { return nil }
+            paths.append(path)
+        }
+        return paths.sorted()
+    }
+
+    /// One run as a child process, its output this process's, waited for; with `only`, a
+    /// partial run over those paths.
+    private static func runOnce(_ arguments: [String], only: [String]? = nil) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment[childVariable] = "1"
+        environment[changedVariable] = only?.joined(separator: "\n")
         process.environment = environment
         do {
             try process.run()

@@ -216,7 +216,7 @@ public final class Pipeline: Sendable {
         // The rows the run hashed are written first: the journal it saves may name them.
         configuration.cache?.recordUses()
         // A cancelled run leaves the last journal as it was: its entries still check themselves.
-        if !isCancelled { planner.journal?.save() }
+        if !isCancelled && !configuration.partial { planner.journal?.save() }
         let queues = [downloadQueue, identifyQueue, renderQueue, writeQueue]
         let patience = ContinuousClock.now + .seconds(1)
         while queues.contains(where: { $0.operationCount > 0 }), StageWatch.overrunning == 0,

@@ -53,6 +53,9 @@ public struct PipelineConfiguration: Sendable {
     /// Hears of every folder the run creates under `outputDirectory` (the record of placed
     /// files, so that `--prune` removes only folders thumbgen made).
     public var madeFolders: MadeFolders?
+    /// Whether the run is over part of the rows (a watch's batch): the warm journal of
+    /// `--out`, which a run replaces with what it proved, is left as it was.
+    public var partial = false
     /// How local sources are hashed before they are decoded; nil: the cache's `FileIndex`.
     var sourceHashing: (any SourceHashing)?
     /// How sources are rendered in this process; nil: `SourceRender`. Not used with workers.

@@ -34,6 +34,8 @@ public final class SourceWalker {
         var next = 0
         /// A glob's pattern, which files below must match.
         var pattern: PathPattern?
+        /// Whether every file below is walked, whatever `WalkRules.only` says.
+        var whole = true
     }
 
     private struct Entry {
@@ -88,6 +90,7 @@ public final class SourceWalker {
     private func start(_ input: InputPath) -> FoundSource? {
         switch input {
         case .file(let path):
+            if let only = rules.only, !only.contains(WalkRules.canonical(path)) { return nil }
             var info = stat()
             guard stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG,
                   Self.isImage(path, extraLoaders: rules.extraLoaders) else {
@@ -96,12 +99,21 @@ public final class SourceWalker {
             }
             return FoundSource(path: path, directory: "")
         case .folder(let path):
-            enter(path == "." ? "" : path, relative: [], canonical: WalkRules.canonical(path), pattern: nil)
+            let canonical = WalkRules.canonical(path)
+            enter(path == "." ? "" : path, relative: [], canonical: canonical, pattern: nil, whole: isWhole(canonical))
         case .glob(let root, let pattern, let text):
-            glob = (text, false)
-            enter(root == "." ? "" : root, relative: [], canonical: WalkRules.canonical(root), pattern: pattern)
+            glob = (text, rules.only != nil)
+            let canonical = WalkRules.canonical(root)
+            enter(root == "." ? "" : root, relative: [], canonical: canonical, pattern: pattern, whole: isWhole(canonical))
         }
         return nil
+    }
+
+    /// Whether every file under the folder `canonical` is walked: always, unless the walk is
+    /// partial (`WalkRules.only`) and names neither it nor a folder above it.
+    private func isWhole(_ canonical: String) -> Bool {
+        guard let only = rules.only else { return true }
+        return only.contains { canonical == $0 || canonical.hasPrefix($0 + "/") }
     }
 
     /// Ends a glob's walk: one that matched no file is a problem, as in a shell.
@@ -130,9 +142,13 @@ public final class SourceWalker {
         case UInt8(DT_DIR):
             if let pattern = folder.pattern, !pattern.canHold(relative) { return nil }
             let canonical = isLink ? WalkRules.canonical(path) : folder.canonical + "/" + entry.name
-            enter(path, relative: relative, canonical: canonical, pattern: folder.pattern, link: isLink)
+            let whole = folder.whole || rules.only?.contains(canonical) == true
+            // A partial walk goes only into the folders that hold a path it is to walk.
+            if !whole, let only = rules.only, !only.contains(where: { $0.hasPrefix(canonical + "/") }) { return nil }
+            enter(path, relative: relative, canonical: canonical, pattern: folder.pattern, link: isLink, whole: whole)
             return nil
         case UInt8(DT_REG):
+            if !folder.whole, rules.only?.contains(folder.canonical + "/" + entry.name) != true { return nil }
             if let pattern = folder.pattern {
                 guard pattern.matches(relative) else { return nil }
                 glob?.matched = true
@@ -147,7 +163,7 @@ public final class SourceWalker {
     /// Starts listing the folder at `path`, unless it is skipped or leads back to a folder
     /// being listed.
     private func enter(_ path: String, relative: [String], canonical: String, pattern: PathPattern?,
-                       link: Bool = false) {
+                       link: Bool = false, whole: Bool = true) {
         guard !rules.skipped.contains(canonical) else { return }
         let shown = path.isEmpty ? "." : path
         var info = stat()
@@ -162,7 +178,7 @@ public final class SourceWalker {
         }
         guard let entries = list(shown) else { return }
         stack.append(Folder(path: path, relative: relative, canonical: canonical, identity: identity,
-                            entries: entries, pattern: pattern))
+                            entries: entries, pattern: pattern, whole: whole))
     }
 
     /// The entries of `folder` in the byte order of their names, `.` and `..` left out; nil
@@ -250,44 +266,6 @@ public final class SourceWalker {
         if FormatSniffer.loader(forHeader: header) != nil { return true }
         guard !extraLoaders.isEmpty, let vector = FormatSniffer.vectorLoader(forHeader: header) else { return false }
         return extraLoaders.contains(vector)
-    }
-}
-
-/// What a walk leaves alone, and whether it follows links.
-public struct WalkRules: Sendable {
-    /// Whether symbolic links found in folders are followed (those named on the command line
-    /// always are).
-    public var followLinks: Bool
-    /// The folders never walked into (`--out`, the cache), as canonical paths.
-    public var skipped: Set<String>
-    /// The loaders `--enable-loader` switched on: PDF and SVG files, which only `pdfload` and
-    /// `svgload` open, are taken when theirs is among them.
-    public var extraLoaders: Set<String>
-
-    /// Rules that follow links or not, skip `folders` (which need not exist yet) and take the
-    /// files of `extraLoaders` too.
-    public init(followLinks: Bool = false, skipping folders: [String] = [], extraLoaders: [String] = []) {
-        self.followLinks = followLinks
-        skipped = Set(folders.map(Self.canonical))
-        self.extraLoaders = Set(extraLoaders)
-    }
-
-    /// `path` made absolute with every link resolved, as far as it exists: a folder made
-    /// later, as `--out` may be while the walk goes, still compares equal.
-    static func canonical(_ path: String) -> String {
-        var absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        var missing: [String] = []
-        while true {
-            if let real = realpath(absolute, nil) {
-                defer { free(real) }
-                return ([String(cString: real)] + missing.reversed()).joined(separator: "/")
-                    .replacingOccurrences(of: "//", with: "/")
-            }
-            let url = URL(fileURLWithPath: absolute)
-            guard absolute != "/" else { return path }
-            missing.append(url.lastPathComponent)
-            absolute = url.deletingLastPathComponent().path
-        }
     }
 }
 

@@ -35,7 +35,7 @@ public final class SitePlan: @unchecked Sendable {
     var pages: [Page] = []
     var sources: [Source] = []
     /// Elements left alone, by reason.
-    public private(set) var skipped: [SkipReason: Int] = [:]
+    public internal(set) var skipped: [SkipReason: Int] = [:]
     /// Pages left untouched, each with why (not UTF-8, unreadable).
     public private(set) var untouched: [(page: String, reason: String)] = []
     /// Elements that name a preset there is not: left as written, and failures
@@ -46,12 +46,12 @@ public final class SitePlan: @unchecked Sendable {
     var leftAlone: [String: [SitePageReport.Element]] = [:]
     /// Other sites' images to download before their elements are decided (`--fetch`): where
     /// each element stands (page, element), and its URL.
-    private var remote: [(page: Int, element: Int, url: String)] = []
-    private var remotePresets: [String?] = []
+    var remoteElements: [(page: Int, element: Int, url: String)] = []
+    var remotePresets: [String?] = []
     /// Sources by path (or URL) and preset.
-    private var sourceIndex: [String: Int] = [:]
+    var sourceIndex: [String: Int] = [:]
     /// The URLs `--fetch` downloads, each once: `settleRemote` then decides their elements.
-    public var remoteURLs: [String] { Array(Set(remote.map(\.url))).sorted() }
+    public var remoteURLs: [String] { Array(Set(remoteElements.map(\.url))).sorted() }
 
     /// Reads every `.html` and `.htm` file under `root` (not in the output folder nor in
     /// folders whose names start with a dot).
@@ -108,7 +108,7 @@ public final class SitePlan: @unchecked Sendable {
                 let image = ImageSettings(settings, preset: presetName)
                 if settings.fetch, let url = Self.remote(found), case .success(let (replacing, added)) = eligible(found) {
                     // Decided once it is downloaded (`settleRemote`); its source for now none.
-                    remote.append((pages.count, elements.count, url))
+                    remoteElements.append((pages.count, elements.count, url))
                     elements.append(SiteElement.authored(found, in: bytes, replacing: replacing, added: added, source: -1))
                     remotePresets.append(presetName)
                     continue
@@ -164,15 +164,9 @@ public final class SitePlan: @unchecked Sendable {
         return settings.rules.first { $0.pattern.matches(components) }?.preset
     }
 
-    private static func fileSize(_ path: String) -> Int {
+    static func fileSize(_ path: String) -> Int {
         var info = stat()
         return stat(path, &info) == 0 ? Int(info.st_size) : 0
-    }
-
-    /// The URL of another site's image `found` shows, if it shows one (`--fetch`).
-    private static func remote(_ found: FoundImage) -> String? {
-        guard case .failure(.external) = ImageReference.resolve(found.value("src") ?? "", page: "", root: "/") else { return nil }
-        return ImageReference.remoteURL(found.value("src") ?? "")
     }
 
     /// Whether to rewrite `found`, made with `image`: its source, the range it replaces and
@@ -198,7 +192,7 @@ public final class SitePlan: @unchecked Sendable {
     }
 
     /// Whether an image with `facts`, made with `image`, is one to rewrite.
-    private static func check(_ facts: SourceFacts, _ image: ImageSettings) -> Result<Void, SkipReason> {
+    static func check(_ facts: SourceFacts, _ image: ImageSettings) -> Result<Void, SkipReason> {
         if facts.animated { return .failure(.animated) }
         if facts.width < image.minWidth { return .failure(.small) }
         return .success(())
@@ -225,49 +219,6 @@ public final class SitePlan: @unchecked Sendable {
         }
         if found.value("srcset") != nil && !added.contains("srcset") { return .failure(.hasSrcset) }
         return .success((replacing, added))
-    }
-
-    /// Decides the elements that show other sites' images from their downloads (`bodies`:
-    /// the file each URL's body was stored in; a URL missing was not downloaded): each is
-    /// rewritten from its URL or left alone with its reason, as a local image would be.
-    public func settleRemote(bodies: [String: String]) {
-        var facts: [String: (facts: SourceFacts?, bytes: Int)] = [:]
-        for (url, path) in bodies { facts[url] = (SourceFacts.read(path: path), Self.fileSize(path)) }
-        for (pending, preset) in zip(remote, remotePresets) {
-            var page = pages[pending.page]
-            let element = page.elements[pending.element]
-            let image = ImageSettings(settings, preset: preset)
-            let src = element.attributes["src"] ?? ""
-            let reason: SkipReason?
-            switch facts[pending.url] {
-            case nil: reason = .unreachable
-            case let (nil, _)?: reason = .notImage
-            case let (known?, bytes)?:
-                if case .failure(let why) = Self.check(known, image) {
-                    reason = why
-                } else {
-                    reason = nil
-                    let identity = pending.url + "\n" + (preset ?? "")
-                    let index = sourceIndex[identity] ?? sources.count
-                    if index == sources.count {
-                        sourceIndex[identity] = index
-                        sources.append(Source(path: pending.url, facts: known, settings: image, bytes: bytes))
-                    }
-                    page.elements[pending.element].source = index
-                }
-            }
-            if let reason {
-                skipped[reason, default: 0] += 1
-                leftAlone[page.path, default: []].append(
-                    SitePageReport.Element(line: element.line, src: src, status: .skipped, reason: reason.rawValue, preset: preset))
-            }
-            pages[pending.page] = page
-        }
-        // Elements left alone are taken out; a page with none left has nothing to rewrite.
-        for index in pages.indices { pages[index].elements.removeAll { $0.source < 0 } }
-        pages.removeAll { $0.elements.isEmpty }
-        remote = []
-        remotePresets = []
     }
 
     private static func isSVG(_ path: String) -> Bool {
