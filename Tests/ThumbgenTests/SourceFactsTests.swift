@@ -74,4 +74,39 @@ struct SourceFactsTests {
         #expect(SourceFacts.read([0xFF, 0xD8, 0xFF]) == nil)
         #expect(SourceFacts.read(Array("RIFF....WEBPVP8 ".utf8) + [UInt8](repeating: 0, count: 20)) == nil)
     }
+
+    @Test("TIFF, HEIC and AVIF: the size libvips loads them at (their orientation applied) and their alpha, on every corpus file libvips reads",
+          .enabled(if: TestPaths.hasCorpora, "needs ../shared/corpora"))
+    func tiffAndHEIF() throws {
+        let corpora = try #require(TestPaths.corpora)
+        let catalogue = try String(contentsOf: corpora.appendingPathComponent("CATALOGUE.tsv"), encoding: .utf8)
+        let lines = catalogue.split(whereSeparator: \.isNewline).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
+        let header = try #require(lines.first)
+        func column(_ name: String) throws -> Int { try #require(header.firstIndex(of: name)) }
+        let (path, loader, width, height, bands, interpretation, status, pages, orientation) = try (
+            column("path"), column("vips-loader"), column("width"), column("height"), column("bands"),
+            column("interpretation"), column("header"), column("n-pages"), column("orientation"))
+        var checked = 0, mismatched: [String] = []
+        for row in lines.dropFirst() where row.count > pages && row[status] == "ok"
+            && (row[loader] == "tiffload" || row[loader] == "heifload") {
+            let file = corpora.appendingPathComponent(row[path]).path
+            // Four bands are CMYK, or 8-bit CIELAB packed as LabQ, without alpha; else RGBA.
+            let expectedAlpha = row[bands] == "2" || row[bands] == "5"
+                || (row[bands] == "4" && !["cmyk", "lab", "labq"].contains(row[interpretation]))
+            guard let facts = SourceFacts.read(path: file) else {
+                mismatched.append("\(row[path]): no facts")
+                continue
+            }
+            checked += 1
+            // libvips's header is upright for HEIF (libheif turns it); a TIFF's orientation is
+            // its own field, which thumbgen applies.
+            let turned = (5...8).contains(Int(row[orientation]) ?? 1)
+            let (w, h) = turned ? (Int(row[height]), Int(row[width])) : (Int(row[width]), Int(row[height]))
+            if facts.width != w || facts.height != h || facts.hasAlpha != expectedAlpha {
+                mismatched.append("\(row[path]): \(facts) against \(row[width])x\(row[height]) bands \(row[bands])")
+            }
+        }
+        #expect(checked > 40, "\(checked) files")
+        #expect(mismatched.isEmpty, "\(mismatched.count) of \(checked): \(mismatched.prefix(20).joined(separator: "\n"))")
+    }
 }

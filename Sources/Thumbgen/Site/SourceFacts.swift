@@ -1,7 +1,8 @@
 /// What `thumbgen site` needs to know of a source before it renders: its upright size (what a
 /// browser draws, EXIF orientation applied), whether it has alpha and more than one frame.
-/// Read in Swift from the file's first bytes, for JPEG, PNG, GIF and WebP (the formats built
-/// sites carry): no decoder runs in the parent process, which never opens an image with one.
+/// Read in Swift from the file's header, for JPEG, PNG, GIF and WebP (the formats built sites
+/// carry) and TIFF, HEIC and AVIF (`SourceFacts+More.swift`): no decoder runs in the parent
+/// process, which never opens an image with one.
 struct SourceFacts: Sendable, Equatable {
     var width: Int
     var height: Int
@@ -21,6 +22,11 @@ struct SourceFacts: Sendable, Equatable {
     /// held too little; nil for another format or a damaged header.
     static func read(path: String) -> SourceFacts? {
         guard let head = FormatSniffer.header(path: path, length: readLength) else { return nil }
+        // A TIFF's directory may lie anywhere in the file: it is read where it is.
+        if [[0x49, 0x49, 0x2A, 0x00], [0x4D, 0x4D, 0x00, 0x2A], [0x49, 0x49, 0x2B, 0x00], [0x4D, 0x4D, 0x00, 0x2B]]
+            .contains(where: { head.starts(with: $0) }) {
+            return tiff(path: path)
+        }
         if let facts = read(head, whole: head.count < readLength) { return facts }
         guard head.count == readLength, let more = FormatSniffer.header(path: path, length: longReadLength) else { return nil }
         return read(more, whole: true)
@@ -37,6 +43,7 @@ struct SourceFacts: Sendable, Equatable {
         if bytes.count >= 30, bytes.starts(with: Array("RIFF".utf8)), Array(bytes[8..<12]) == Array("WEBP".utf8) {
             return webp(bytes)
         }
+        if bytes.count >= 12, Array(bytes[4..<8]) == Array("ftyp".utf8) { return heif(bytes) }
         return nil
     }
 

@@ -1,0 +1,133 @@
+import Foundation
+
+/// The facts of TIFF and HEIF (HEIC, AVIF) files, read in Swift from their headers as the
+/// other formats' are: a TIFF's first IFD (wherever in the file it lies), a HEIF's `meta` box.
+extension SourceFacts {
+    /// A TIFF's (or BigTIFF's) first image: its size (turned by an Orientation of 5 to 8) and
+    /// whether it has a sample beyond its colour's (alpha, as libvips takes it); libvips reads
+    /// its first page, so pages are no animation. A tag given twice counts as first given.
+    static func tiff(path: String) -> SourceFacts? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        func bytes(_ offset: Int, _ count: Int) -> [UInt8]? {
+            guard (try? file.seek(toOffset: UInt64(offset))) != nil, let data = try? file.read(upToCount: count),
+                  data.count == count else { return nil }
+            return [UInt8](data)
+        }
+        guard let head = bytes(0, 8) else { return nil }
+        let little = head[0] == 0x49 && head[1] == 0x49
+        guard little || (head[0] == 0x4D && head[1] == 0x4D) else { return nil }
+        func u16(_ b: [UInt8], _ at: Int) -> Int { little ? Int(b[at]) | Int(b[at + 1]) << 8 : Int(b[at]) << 8 | Int(b[at + 1]) }
+        func u32(_ b: [UInt8], _ at: Int) -> Int { little ? u16(b, at) | u16(b, at + 2) << 16 : u16(b, at) << 16 | u16(b, at + 2) }
+        // BigTIFF: 8-byte offsets and counts, 20-byte entries.
+        let big = u16(head, 2) == 43
+        guard u16(head, 2) == 42 || big, let more = bytes(0, big ? 16 : 8) else { return nil }
+        let ifd = big ? u32(more, 8) | (little ? u32(more, 12) << 32 : 0) : u32(more, 4)
+        let (entrySize, countSize, valueAt) = big ? (20, 8, 12) : (12, 2, 8)
+        guard let countBytes = bytes(ifd, countSize) else { return nil }
+        let count = u16(countBytes, little ? 0 : countSize - 2)
+        guard count > 0, count < 4096, let entries = bytes(ifd + countSize, count * entrySize) else { return nil }
+        var tags: [Int: Int] = [:]
+        for index in 0..<count {
+            let at = index * entrySize
+            let tag = u16(entries, at)
+            guard tags[tag] == nil else { continue }
+            // A SHORT's value is in the value's first two bytes, a LONG's in four; a count for
+            // ExtraSamples.
+            let short = u16(entries, at + 2) == 3
+            tags[tag] = tag == 338 ? u32(entries, at + 4 + (big && !little ? 4 : 0))
+                : short ? u16(entries, at + valueAt) : u32(entries, at + valueAt)
+        }
+        guard let width = tags[256], let height = tags[257], width > 0, height > 0 else { return nil }
+        let orientation = tags[274] ?? 1, samples = tags[277] ?? 1
+        // The samples a pixel's colour takes: min-is-white/black and palette 1, CMYK 4, others 3.
+        let colour = [0: 1, 1: 1, 3: 1, 4: 1, 5: 4][tags[262] ?? 2] ?? 3
+        let turned = orientation >= 5 && orientation <= 8
+        return SourceFacts(width: turned ? height : width, height: turned ? width : height,
+                           hasAlpha: (tags[338] ?? 0) > 0 || samples > colour, animated: false)
+    }
+
+    /// A HEIF's primary item (`pitm`): the size of its `ispe` property, turned by its `irot`;
+    /// alpha when an auxiliary alpha image is described (`auxC`); an image sequence (`avis`,
+    /// `msf1`, `hevs` brands) is an animation.
+    static func heif(_ b: [UInt8]) -> SourceFacts? {
+        func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
+        func u16(_ at: Int) -> Int { Int(b[at]) << 8 | Int(b[at + 1]) }
+        /// The boxes in `range`: type and the range of their contents.
+        func boxes(_ range: Range<Int>) -> [(type: String, body: Range<Int>)] {
+            var found: [(String, Range<Int>)] = []
+            var at = range.lowerBound
+            while at + 8 <= range.upperBound {
+                var size = u32(at), header = 8
+                if size == 1, at + 16 <= range.upperBound {
+                    size = u32(at + 12)  // a 64-bit size: its low half (metadata boxes are small)
+                    header = 16
+                } else if size == 0 {
+                    size = range.upperBound - at
+                }
+                guard size >= header, at + size <= range.upperBound else { break }
+                found.append((String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self), (at + header)..<(at + size)))
+                at += size
+            }
+            return found
+        }
+        let top = boxes(0..<b.count)
+        guard let ftyp = top.first(where: { $0.type == "ftyp" }), ftyp.body.count >= 8 else { return nil }
+        let brands = stride(from: ftyp.body.lowerBound, to: ftyp.body.upperBound - 3, by: 4).map {
+            String(decoding: b[$0..<($0 + 4)], as: UTF8.self)
+        }
+        guard let meta = top.first(where: { $0.type == "meta" }), meta.body.count > 4 else { return nil }
+        let inMeta = boxes((meta.body.lowerBound + 4)..<meta.body.upperBound)
+        guard let iprp = inMeta.first(where: { $0.type == "iprp" }),
+              let ipco = boxes(iprp.body).first(where: { $0.type == "ipco" }) else { return nil }
+        let properties = boxes(ipco.body)
+        var primary = -1
+        if let pitm = inMeta.first(where: { $0.type == "pitm" }), pitm.body.count >= 6 {
+            primary = b[pitm.body.lowerBound] == 0 ? u16(pitm.body.lowerBound + 4) : u32(pitm.body.lowerBound + 4)
+        }
+        // The primary item's properties, by their 1-based index in `ipco`.
+        var associated: [Int] = []
+        if let ipma = boxes(iprp.body).first(where: { $0.type == "ipma" }), ipma.body.count >= 8 {
+            let version = b[ipma.body.lowerBound], wide = b[ipma.body.lowerBound + 3] & 1 != 0
+            var at = ipma.body.lowerBound + 4
+            let entries = u32(at)
+            at += 4
+            for _ in 0..<entries {
+                guard at + 6 <= ipma.body.upperBound else { break }
+                let item = version < 1 ? u16(at) : u32(at)
+                at += version < 1 ? 2 : 4
+                let count = Int(b[at])
+                at += 1
+                for _ in 0..<count {
+                    guard at + (wide ? 2 : 1) <= ipma.body.upperBound else { break }
+                    let index = wide ? u16(at) & 0x7FFF : Int(b[at] & 0x7F)
+                    at += wide ? 2 : 1
+                    if item == primary { associated.append(index) }
+                }
+            }
+        }
+        var width = 0, height = 0, turned = false, alpha = false
+        for (index, property) in properties.enumerated() {
+            let mine = associated.isEmpty || associated.contains(index + 1)
+            switch property.type {
+            case "ispe" where mine && property.body.count >= 12:
+                let w = u32(property.body.lowerBound + 4), h = u32(property.body.lowerBound + 8)
+                // Without associations, the largest image described.
+                if w * h > width * height { (width, height) = (w, h) }
+            case "irot" where mine && property.body.count >= 1:
+                turned = b[property.body.lowerBound] & 1 != 0
+            case "auxC" where property.body.count > 4:
+                let urn = String(decoding: b[(property.body.lowerBound + 4)..<property.body.upperBound], as: UTF8.self)
+                if urn.hasPrefix("urn:mpeg:mpegB:cicp:systems:auxiliary:alpha") || urn.hasPrefix("urn:mpeg:hevc:2015:auxid:1") {
+                    alpha = true
+                }
+            default:
+                break
+            }
+        }
+        guard width > 0, height > 0 else { return nil }
+        let sequence = brands.contains { ["avis", "msf1", "hevs"].contains($0) } && top.contains { $0.type == "moov" }
+        return SourceFacts(width: turned ? height : width, height: turned ? width : height, hasAlpha: alpha,
+                           animated: sequence)
+    }
+}
