@@ -22,7 +22,7 @@ extension SitePlan {
             let reason: SkipReason?
             switch facts[pending.url] {
             case nil: reason = .unreachable
-            case let (nil, _)?: reason = .notImage
+            case (nil, _)?: reason = .notImage
             case let (known?, bytes)?:
                 if case .failure(let why) = Self.check(known, image) {
                     reason = why
