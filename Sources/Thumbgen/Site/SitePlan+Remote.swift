@@ -2,10 +2,16 @@ import Foundation
 
 /// Other sites' images (`--fetch`): found by the scan, decided once they are downloaded.
 extension SitePlan {
-    /// The URL of another site's image `found` shows, if it shows one (`--fetch`).
-    static func remote(_ found: FoundImage) -> String? {
-        guard case .failure(.external) = ImageReference.resolve(found.value("src") ?? "", page: "", root: "/") else { return nil }
-        return ImageReference.remoteURL(found.value("src") ?? "")
+    /// The URL of another site's image `found` shows, if it shows one (`--fetch`): an `http:`
+    /// or `https:` URL not under the site's own `--base-url` (those name its files).
+    func remote(_ found: FoundImage) -> String? {
+        let src = found.value("src")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        guard let url = ImageReference.remoteURL(src) else { return nil }
+        if let own = settings.baseURL {
+            let base = (own.hasSuffix("/") ? own : own + "/").lowercased()
+            if src.lowercased().hasPrefix(base) { return nil }
+        }
+        return url
     }
 
     /// Decides the elements that show other sites' images from their downloads (`bodies`:

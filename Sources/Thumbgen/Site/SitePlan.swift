@@ -106,7 +106,7 @@ public final class SitePlan: @unchecked Sendable {
                     continue
                 }
                 let image = ImageSettings(settings, preset: presetName)
-                if settings.fetch, let url = Self.remote(found), case .success(let (replacing, added)) = eligible(found) {
+                if settings.fetch, let url = remote(found), case .success(let (replacing, added)) = eligible(found) {
                     // Decided once it is downloaded (`settleRemote`); its source for now none.
                     remoteElements.append((pages.count, elements.count, url))
                     elements.append(SiteElement.authored(found, in: bytes, replacing: replacing, added: added, source: -1))
