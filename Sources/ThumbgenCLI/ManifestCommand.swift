@@ -36,6 +36,9 @@ struct ManifestCommand: ParsableCommand {
             help: "Take the files of this opt-in libvips loader too, as a render given the same flag does: pdfload (PDF files) or svgload (SVG files); repeatable. Names no column.")
     var extraLoaders: [String] = []
 
+    @OptionGroup
+    var configChoice: ConfigChoice
+
     @OptionGroup(title: "Column defaults (each becomes a column)")
     var defaults: ColumnDefaults
 

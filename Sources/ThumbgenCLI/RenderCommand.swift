@@ -39,7 +39,7 @@ struct RenderCommand: ParsableCommand {
                 let folder = (String(fixed) as NSString).deletingLastPathComponent
                 return folder.isEmpty ? "." : folder
             }
-            let written = [manifest.run.events, manifest.run.report].compactMap { $0 }
+            let written = [manifest.run.events, manifest.run.report, manifest.run.index, manifest.run.html].compactMap { $0 }
             // The index and the contact sheet list every output: a batch's run makes them whole.
             let partial = manifest.run.index == nil && manifest.run.html == nil
             WatchLoop.run(roots: Array(Set(roots)).sorted(), skipping: [out, manifest.recipe.cache.directory.path] + written,

@@ -83,13 +83,23 @@ struct SiteCommand: ParsableCommand {
             // The thumbgen.toml's presets, for the images that name one or a rule gives one.
             let config = ConfigArguments.loaded.withLock { $0 }
             for (name, entries) in config.presets {
-                settings.presets[name] = try SitePreset(name: name, settings: entries)
+                do {
+                    settings.presets[name] = try SitePreset(name: name, settings: entries)
+                } catch {
+                    settings.presetProblems[name] = error.description
+                }
             }
             settings.rules = config.siteRules.map { SiteRule(pattern: $0.pattern, preset: $0.preset) }
             plan = try SitePlan(root: directory, settings: settings)
         } catch {
-            let file = ConfigArguments.loaded.withLock { $0.file }
-            printError(error.description.hasPrefix("[presets.") ? "\(file ?? ""): \(error.description)" : error.description)
+            printError(error.description)
+            throw ExitStatus.unusable
+        }
+        // A preset an image was to be made with that holds what the site cannot apply: the
+        // file's mistake, named as one (a preset no image uses may serve another command).
+        if !plan.badPresetsUsed.isEmpty {
+            let file = ConfigArguments.loaded.withLock { $0.file } ?? ConfigFile.name
+            plan.badPresetsUsed.sorted().forEach { printError("\(file): \(settings.presetProblems[$0] ?? $0)") }
             throw ExitStatus.unusable
         }
         plan.untouched.forEach { printError("\($0.page): left untouched: it \($0.reason)") }
@@ -117,10 +127,18 @@ struct SiteCommand: ParsableCommand {
         // should some fail), before the report closes: its `pages` section says what became
         // of each.
         let rewritten = Mutex<SiteOutcome?>(nil)
+        // A page that cannot be written is said after the run has closed its report, its record
+        // of placed files and its cache, which it would otherwise skip.
+        let writeError = Mutex<String?>(nil)
         runner.beforeFinish = {
-            let outcome = try plan.rewrite(results: heard.withLock { $0 })
-            rewritten.withLock { $0 = outcome }
-            return outcome.pages
+            do {
+                let outcome = try plan.rewrite(results: heard.withLock { $0 })
+                rewritten.withLock { $0 = outcome }
+                return outcome.pages
+            } catch {
+                writeError.withLock { $0 = (error as? CustomStringConvertible)?.description ?? "\(error)" }
+                return nil
+            }
         }
         // A page left untouched may show outputs no row of this run makes: keep them all.
         runner.prune = prune && plan.untouched.isEmpty
@@ -130,6 +148,10 @@ struct SiteCommand: ParsableCommand {
             try runner.run(configuration)
         } catch let status as ExitCode where status == ExitStatus.rowFailed {
             failure = status
+        }
+        if let message = writeError.withLock({ $0 }) {
+            printError("a page cannot be written: \(message)")
+            throw ExitStatus.unwritable
         }
         guard let outcome = rewritten.withLock({ $0 }) else { throw failure ?? ExitStatus.rowFailed }
         outcome.changedMeanwhile.forEach { printError("\($0): left untouched: it changed while thumbgen ran") }
@@ -160,7 +182,7 @@ struct SiteCommand: ParsableCommand {
         (runner.report, runner.index, runner.html, runner.events, runner.quiet) = (nil, nil, nil, nil, true)
         let failures = Mutex<[String]>([])
         runner.onResults = { results in
-            let lines = results.compactMap { result in result.error.map { "\(result.src): not downloaded: \($0.message)" } }
+            let lines = results.compactMap { result in result.error.map { "\(result.src): not used: \($0.message)" } }
             failures.withLock { $0 += lines }
         }
         do {

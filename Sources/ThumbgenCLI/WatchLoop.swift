@@ -41,9 +41,7 @@ enum WatchLoop {
             printError("\(events ?? ""): cannot write the event log")
             exit(ExitStatus.unwritable.rawValue)
         }
-        var runs = 1
-        log?.logBatch(run: runs, changed: 0)
-        runOnce(arguments)
+        // Watched before the first run: what changes while it runs is the first batch.
         let watch: FolderWatch
         do {
             watch = try FolderWatch(roots: roots, skipping: skipping)
@@ -51,6 +49,9 @@ enum WatchLoop {
             printError(error.description)
             exit(ExitStatus.unusable.rawValue)
         }
+        var runs = 1
+        log?.logBatch(run: runs, changed: 0)
+        runOnce(arguments)
         printError("watching \(roots.joined(separator: ", ")) (\(watch.folderCount) folders); Ctrl-C to stop")
         while true {
             let changes = watch.nextBatch()
@@ -64,7 +65,9 @@ enum WatchLoop {
     }
 
     /// The paths a batch's run is to walk, or nil when it must walk the whole tree: an
-    /// overflow (the kernel lost some), a name with a line break, or (`prune`) a removal.
+    /// overflow (the kernel lost some), a name with a line break, (`prune`) a removal, or more
+    /// than an environment variable holds (Linux refuses one past 128 KiB). A path under a
+    /// folder of the batch goes with it (the walk takes the folder whole).
     private static func only(_ changes: Set<FolderWatch.Change>, prune: Bool) -> [String]? {
         var paths: [String] = []
         for change in changes {
@@ -72,7 +75,16 @@ enum WatchLoop {
             if prune && !FileManager.default.fileExists(atPath: path) { return nil }
             paths.append(path)
         }
-        return paths.sorted()
+        let all = Set(paths)
+        let kept = paths.filter { path in
+            var folder = (path as NSString).deletingLastPathComponent
+            while folder.count > 1 {
+                if all.contains(folder) { return false }
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+            return true
+        }.sorted()
+        return kept.reduce(0, { $0 + $1.utf8.count + 1 }) < 64 * 1024 ? kept : nil
     }
 
     /// One run as a child process, its output this process's, waited for; with `only`, a

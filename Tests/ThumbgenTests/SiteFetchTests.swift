@@ -29,7 +29,7 @@ struct SiteFetchTests {
 
         let run = try await CLIRunner.run(arguments + ["--fetch", "--report", "report.json"], in: folder.url)
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stderr.contains("/img/missing.jpg: not downloaded: "), "\(run.stderr)")
+        #expect(run.stderr.contains("/img/missing.jpg: not used: "), "\(run.stderr)")
         #expect(run.stderr.contains("images: 1 rewritten, 0 failed, 2 left alone (1 small, 1 unreachable)"), "\(run.stderr)")
         let rewritten = try String(contentsOf: folder.file("site/index.html"), encoding: .utf8)
         #expect(rewritten.contains("alt=\"remote\" srcset=\"_thumbgen/_remote/127.0.0.1/img/big-320."), "\(rewritten)")

@@ -140,10 +140,16 @@ struct SitePresetTests {
         for (setting, named) in [("format = \"png\"", "[presets.card] format: thumbgen site sets it for every output"),
                                  ("size = \"400x300\"\nfit = \"inside\"", "[presets.card] fit: inside keeps no aspect"),
                                  ("widths = \"wide\"", "[presets.card] widths: takes whole numbers above 0")] {
-            try folder.write("[presets.card]\n\(setting)\n", to: "thumbgen.toml")
+            // A mistake where an image is to be made with the preset (here by a rule)...
+            try folder.write("[site.rules]\n\"blog/**\" = \"card\"\n\n[presets.card]\n\(setting)\n", to: "thumbgen.toml")
             let run = try await CLIRunner.run(["site", "site", "--cache-dir", "cache"], in: folder.url)
             #expect(run.status == 2, "\(run.stderr)")
             #expect(run.stderr.contains("thumbgen.toml: \(named)"), "\(run.stderr)")
+            // ...and none where no image is: the preset may serve `render`.
+            try folder.write("[presets.card]\n\(setting)\n", to: "thumbgen.toml")
+            try folder.write("<p><img src=\"../images/beach.jpg\" alt=\"no preset\"></p>\n", to: "elsewhere/site/blog/a.html")
+            let unused = try await CLIRunner.run(["site", "site", "--cache-dir", "cache"], in: folder.file("elsewhere"))
+            #expect(unused.status == 0, "\(unused.stderr)")
         }
     }
 }

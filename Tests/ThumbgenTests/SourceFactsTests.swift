@@ -109,4 +109,35 @@ struct SourceFactsTests {
         #expect(checked > 40, "\(checked) files")
         #expect(mismatched.isEmpty, "\(mismatched.count) of \(checked): \(mismatched.prefix(20).joined(separator: "\n"))")
     }
+
+    @Test("Crafted TIFF and HEIF headers give no facts rather than stopping the process")
+    func craftedHeaders() throws {
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let size = body.count + 8
+            return [UInt8(size >> 24 & 255), UInt8(size >> 16 & 255), UInt8(size >> 8 & 255), UInt8(size & 255)]
+                + Array(type.utf8) + body
+        }
+        // An ispe of 0xFFFFFFFF squared (its area overflows), and a version-1 pitm cut short.
+        let ispe = box("ispe", [0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255])
+        let meta = box("meta", [0, 0, 0, 0] + box("iprp", box("ipco", ispe)) + box("pitm", [1, 0, 0, 0, 0, 1]))
+        let heif = box("ftyp", Array("avifmif1".utf8)) + meta
+        #expect(SourceFacts.read(heif) == nil)
+        // A BigTIFF whose first directory's offset has its top bit set, and one past the file.
+        let folder = try TemporaryDirectory("crafted-tiff")
+        for offset: [UInt8] in [[0, 0, 0, 0, 0, 0, 0, 0x80], [0, 0, 0, 0x10, 0, 0, 0, 0]] {
+            let tiff: [UInt8] = [0x49, 0x49, 0x2B, 0x00, 8, 0, 0, 0] + offset + [UInt8](repeating: 0, count: 64)
+            let url = try folder.write(Data(tiff), to: "big.tif")
+            #expect(SourceFacts.read(path: url.path) == nil)
+        }
+    }
+
+    @Test("A page's own width too large for a whole number leaves the height out, rather than stopping the process")
+    func hugeAuthoredWidth() {
+        let tag = Array("<img src=a.jpg width=9000000000000000000>".utf8)
+        let element = SiteElement(replacing: 0..<tag.count, tag: tag, insertionPoint: tag.count - 1,
+                                  attributes: ["src": "a.jpg", "width": "9000000000000000000"], source: 0, line: 1)
+        let markup = String(decoding: PictureRewrite.markup(element, intrinsic: (1000, 3000), modern: [], fallback: "a-320.jpg 320w",
+                                                            sizes: "100vw", background: nil, first: true), as: UTF8.self)
+        #expect(markup.contains("srcset=\"a-320.jpg 320w\"") && !markup.contains("height="))
+    }
 }

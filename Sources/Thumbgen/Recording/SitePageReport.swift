@@ -40,6 +40,9 @@ public struct SitePageReport: Encodable, Sendable, Equatable {
         /// same order): what a browser may fetch now, one candidate of one format.
         public var widths: [Int]?
         public var bytesAfter: [String: [Int]]?
+        /// Where its tag starts in the page: the order the report lists elements in (a minified
+        /// page has them all on one line). Not written.
+        var position = 0
 
         enum CodingKeys: String, CodingKey {
             case line, src, status, reason, preset, widths

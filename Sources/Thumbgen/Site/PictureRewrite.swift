@@ -25,9 +25,9 @@ enum PictureRewrite {
         case (nil, nil) where own["width"] == nil && own["height"] == nil:
             added += [("width", String(intrinsic.width)), ("height", String(intrinsic.height))]
         case (let width?, nil) where own["height"] == nil && intrinsic.width > 0:
-            added.append(("height", String(Int((Double(width) * Double(intrinsic.height) / Double(intrinsic.width)).rounded()))))
+            if let height = scaled(width, intrinsic.height, intrinsic.width) { added.append(("height", height)) }
         case (nil, let height?) where own["width"] == nil && intrinsic.height > 0:
-            added.append(("width", String(Int((Double(height) * Double(intrinsic.width) / Double(intrinsic.height)).rounded()))))
+            if let width = scaled(height, intrinsic.width, intrinsic.height) { added.append(("width", width)) }
         default:
             break
         }
@@ -60,6 +60,12 @@ enum PictureRewrite {
         out.append(contentsOf: element.tag[element.insertionPoint...])
         append("</picture>")
         return out
+    }
+
+    /// `value × by / over`, rounded; nil when the page's own value makes it no whole number
+    /// an `Int` holds (`width="9000000000000000000"`).
+    private static func scaled(_ value: Int, _ by: Int, _ over: Int) -> String? {
+        Int(exactly: (Double(value) * Double(by) / Double(over)).rounded()).map(String.init)
     }
 
     /// The srcset of `candidates`: `url width` pairs, narrowest first.

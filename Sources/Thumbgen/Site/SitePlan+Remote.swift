@@ -46,7 +46,8 @@ extension SitePlan {
             if let reason {
                 skipped[reason, default: 0] += 1
                 leftAlone[page.path, default: []].append(
-                    SitePageReport.Element(line: element.line, src: src, status: .skipped, reason: reason.rawValue, preset: preset))
+                    SitePageReport.Element(line: element.line, src: src, status: .skipped, reason: reason.rawValue, preset: preset,
+                                           position: element.replacing.lowerBound))
             }
             pages[pending.page] = page
         }

@@ -41,6 +41,9 @@ public final class SitePlan: @unchecked Sendable {
     /// Elements that name a preset there is not: left as written, and failures
     /// (`page:line: …`).
     public private(set) var presetErrors: [String] = []
+    /// The presets with a setting `thumbgen site` cannot apply that an image was to be made
+    /// with (`SiteSettings.presetProblems`).
+    public private(set) var badPresetsUsed: Set<String> = []
     /// The elements not rewritten (skipped, or failed for their preset), by page, for the
     /// report.
     var leftAlone: [String: [SitePageReport.Element]] = [:]
@@ -92,21 +95,28 @@ public final class SitePlan: @unchecked Sendable {
             for found in images where baseProblem != nil {
                 skipped[.baseElsewhere, default: 0] += 1
                 leftAlone[relative, default: []].append(SitePageReport.Element(
-                    line: found.line, src: found.value("src") ?? "", status: .skipped, reason: SkipReason.baseElsewhere.rawValue))
+                    line: found.line, src: found.value("src") ?? "", status: .skipped, reason: SkipReason.baseElsewhere.rawValue,
+                    position: found.tag.lowerBound))
             }
             for found in images where baseProblem == nil {
                 let src = found.value("src") ?? ""
                 let presetName = found.value(FoundImage.presetAttribute) ?? rulePreset(for: relative)
-                if let presetName, settings.presets[presetName] == nil {
-                    let known = settings.presets.keys.sorted().joined(separator: ", ")
-                    let reason = "names no preset \(presetName)" + (known.isEmpty ? "" : " (the presets: \(known))")
-                    presetErrors.append("\(relative):\(found.line): <img src=\"\(src)\">: \(reason)")
+                let presetProblem = presetName.flatMap(problem(ofPreset:))
+                // An image that would be rewritten but names a preset it cannot have: a failure
+                // (one left alone anyway keeps its reason).
+                func failForPreset() {
+                    guard let presetProblem else { return }
+                    presetErrors.append("\(relative):\(found.line): <img src=\"\(src)\">: \(presetProblem)")
                     leftAlone[relative, default: []].append(
-                        SitePageReport.Element(line: found.line, src: src, status: .failed, reason: reason, preset: presetName))
-                    continue
+                        SitePageReport.Element(line: found.line, src: src, status: .failed, reason: presetProblem, preset: presetName,
+                                               position: found.tag.lowerBound))
                 }
-                let image = ImageSettings(settings, preset: presetName)
+                let image = ImageSettings(settings, preset: presetProblem == nil ? presetName : nil)
                 if settings.fetch, let url = remote(found), case .success(let (replacing, added)) = eligible(found) {
+                    if presetProblem != nil {
+                        failForPreset()
+                        continue
+                    }
                     // Decided once it is downloaded (`settleRemote`); its source for now none.
                     remoteElements.append((pages.count, elements.count, url))
                     elements.append(SiteElement.authored(found, in: bytes, replacing: replacing, added: added, source: -1))
@@ -118,7 +128,9 @@ public final class SitePlan: @unchecked Sendable {
                     skipped[reason, default: 0] += 1
                     leftAlone[relative, default: []].append(
                         SitePageReport.Element(line: found.line, src: src, status: .skipped, reason: reason.rawValue,
-                                               preset: presetName))
+                                               preset: presetName, position: found.tag.lowerBound))
+                case .success where presetProblem != nil:
+                    failForPreset()
                 case .success(let (path, replacing, added)):
                     let index: Int
                     let identity = path + "\n" + (presetName ?? "")
@@ -155,6 +167,19 @@ public final class SitePlan: @unchecked Sendable {
             if (1..<4).allSatisfy({ bytes[start + $0] | 0x20 == tag[$0] }) { return true }
         }
         return false
+    }
+
+    /// Why an image cannot be made with the preset `name`: there is none, or it holds a
+    /// setting `thumbgen site` cannot apply (`SiteSettings.presetProblems`, noted in
+    /// `badPresetsUsed`: a mistake in the file, which the command reports as such).
+    private func problem(ofPreset name: String) -> String? {
+        if let problem = settings.presetProblems[name] {
+            badPresetsUsed.insert(name)
+            return problem
+        }
+        guard settings.presets[name] == nil else { return nil }
+        let known = settings.presets.keys.sorted().joined(separator: ", ")
+        return "names no preset \(name)" + (known.isEmpty ? "" : " (the presets: \(known))")
     }
 
     /// The preset of the first `[site.rules]` pattern `page` matches, if any.

@@ -40,7 +40,7 @@ extension SitePlan {
             let source = sources[element.source]
             var report = SitePageReport.Element(line: element.line, src: element.attributes["src"] ?? "",
                                                 status: failed ? .failed : .rewritten, preset: source.settings.preset,
-                                                bytesBefore: source.bytes)
+                                                bytesBefore: source.bytes, position: element.replacing.lowerBound)
             if failed { report.reason = "none of its \(source.facts.fallback) outputs was made" }
             let made = outputBytes[element.source] ?? [:]
             let widths = Set(made.values.flatMap(\.keys)).sorted()
@@ -64,7 +64,6 @@ extension SitePlan {
         for page in pages {
             var report = reports[page.path] ?? SitePageReport(page: page.path, status: .unchanged, elements: [])
             defer {
-                report.elements.sort { $0.line < $1.line }
                 reports[page.path] = report
             }
             guard let data = FileManager.default.contents(atPath: root + "/" + page.path),
@@ -118,7 +117,11 @@ extension SitePlan {
             report.status = .rewritten
             _ = try writer.write(Data(Self.splice(bytes, replacements)), to: page.path)
         }
-        outcome.pages = reports.values.sorted { $0.page < $1.page }
+        outcome.pages = reports.values.sorted { $0.page < $1.page }.map { page in
+            var page = page
+            page.elements.sort { $0.position < $1.position }
+            return page
+        }
         return outcome
     }
 

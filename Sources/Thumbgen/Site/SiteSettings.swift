@@ -17,6 +17,10 @@ public struct SiteSettings: Sendable, Equatable {
     public var baseURL: String?
     /// The presets an image may name (`data-thumbgen-preset`) or a rule may give it.
     public var presets: [String: SitePreset] = [:]
+    /// The presets of the file that `thumbgen site` cannot apply (a `format`, a `size` that is
+    /// no aspect, …), each with why: a mistake only where an image is to be made with one,
+    /// since presets serve every command.
+    public var presetProblems: [String: String] = [:]
     /// Path rules, first match wins: the preset of an image that names none.
     public var rules: [SiteRule] = []
     /// Whether other sites' images (`http:`, `https:`, `//host/…`) are downloaded and made

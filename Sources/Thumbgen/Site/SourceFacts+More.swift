@@ -10,7 +10,7 @@ extension SourceFacts {
         guard let file = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? file.close() }
         func bytes(_ offset: Int, _ count: Int) -> [UInt8]? {
-            guard (try? file.seek(toOffset: UInt64(offset))) != nil, let data = try? file.read(upToCount: count),
+            guard offset >= 0, count >= 0, (try? file.seek(toOffset: UInt64(offset))) != nil, let data = try? file.read(upToCount: count),
                   data.count == count else { return nil }
             return [UInt8](data)
         }
@@ -22,7 +22,10 @@ extension SourceFacts {
         // BigTIFF: 8-byte offsets and counts, 20-byte entries.
         let big = u16(head, 2) == 43
         guard u16(head, 2) == 42 || big, let more = bytes(0, big ? 16 : 8) else { return nil }
-        let ifd = big ? u32(more, 8) | (little ? u32(more, 12) << 32 : 0) : u32(more, 4)
+        // A BigTIFF's offset is 64 bits, its high half first in big-endian order.
+        let (high, low) = big ? (little ? (u32(more, 12), u32(more, 8)) : (u32(more, 8), u32(more, 12))) : (0, u32(more, 4))
+        guard high < 1 << 30 else { return nil }
+        let ifd = high << 32 | low
         let (entrySize, countSize, valueAt) = big ? (20, 8, 12) : (12, 2, 8)
         guard let countBytes = bytes(ifd, countSize) else { return nil }
         let count = u16(countBytes, little ? 0 : countSize - 2)
@@ -49,7 +52,8 @@ extension SourceFacts {
 
     /// A HEIF's primary item (`pitm`): the size of its `ispe` property, turned by its `irot`;
     /// alpha when an auxiliary alpha image is described (`auxC`); an image sequence (`avis`,
-    /// `msf1`, `hevs` brands) is an animation.
+    /// `msf1`, `hevs` brands) is an animation. Every read is bounded by the bytes given: the
+    /// file is the page author's, and the parent process must not trap on it.
     static func heif(_ b: [UInt8]) -> SourceFacts? {
         func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
         func u16(_ at: Int) -> Int { Int(b[at]) << 8 | Int(b[at + 1]) }
@@ -82,7 +86,9 @@ extension SourceFacts {
               let ipco = boxes(iprp.body).first(where: { $0.type == "ipco" }) else { return nil }
         let properties = boxes(ipco.body)
         var primary = -1
-        if let pitm = inMeta.first(where: { $0.type == "pitm" }), pitm.body.count >= 6 {
+        // Its item number: 16 bits at version 0, 32 after.
+        if let pitm = inMeta.first(where: { $0.type == "pitm" }),
+           pitm.body.count >= (b[pitm.body.lowerBound] == 0 ? 6 : 8) {
             primary = b[pitm.body.lowerBound] == 0 ? u16(pitm.body.lowerBound + 4) : u32(pitm.body.lowerBound + 4)
         }
         // The primary item's properties, by their 1-based index in `ipco`.
@@ -112,8 +118,9 @@ extension SourceFacts {
             switch property.type {
             case "ispe" where mine && property.body.count >= 12:
                 let w = u32(property.body.lowerBound + 4), h = u32(property.body.lowerBound + 8)
-                // Without associations, the largest image described.
-                if w * h > width * height { (width, height) = (w, h) }
+                // Without associations, the largest image described; a side past 2^24 is no
+                // image's (and would overflow the product).
+                if w < 1 << 24, h < 1 << 24, w * h > width * height { (width, height) = (w, h) }
             case "irot" where mine && property.body.count >= 1:
                 turned = b[property.body.lowerBound] & 1 != 0
             case "auxC" where property.body.count > 4:
@@ -126,7 +133,8 @@ extension SourceFacts {
             }
         }
         guard width > 0, height > 0 else { return nil }
-        let sequence = brands.contains { ["avis", "msf1", "hevs"].contains($0) } && top.contains { $0.type == "moov" }
+        // A sequence's brand says so wherever its `moov` box lies (perhaps beyond what was read).
+        let sequence = brands.contains { ["avis", "msf1", "hevs"].contains($0) }
         return SourceFacts(width: turned ? height : width, height: turned ? width : height, hasAlpha: alpha,
                            animated: sequence)
     }

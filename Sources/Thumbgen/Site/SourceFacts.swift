@@ -36,7 +36,7 @@ struct SourceFacts: Sendable, Equatable {
     /// for another format, or one whose header is damaged or beyond `bytes`.
     static func read(_ bytes: [UInt8], whole: Bool = true) -> SourceFacts? {
         if bytes.starts(with: [0xFF, 0xD8, 0xFF]) { return jpeg(bytes) }
-        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(bytes) }
+        if bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return png(bytes, whole: whole) }
         if bytes.starts(with: Array("GIF87a".utf8)) || bytes.starts(with: Array("GIF89a".utf8)) {
             return gif(bytes, whole: whole)
         }
@@ -102,7 +102,9 @@ struct SourceFacts: Sendable, Equatable {
     }
 
     /// IHDR's size and colour type; `tRNS` before the image data adds alpha, `acTL` animates.
-    private static func png(_ b: [UInt8]) -> SourceFacts? {
+    /// Chunks that run past what was read (a large ICC profile or XMP first) leave both unknown:
+    /// nil, so that more is read, unless `whole`.
+    private static func png(_ b: [UInt8], whole: Bool) -> SourceFacts? {
         guard b.count >= 33, Array(b[12..<16]) == Array("IHDR".utf8) else { return nil }
         let width = big32(b, 16), height = big32(b, 20), colour = b[25]
         guard width > 0, height > 0 else { return nil }
@@ -110,12 +112,12 @@ struct SourceFacts: Sendable, Equatable {
         var at = 33
         while at + 8 <= b.count {
             let length = big32(b, at), type = String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self)
-            if type == "IDAT" || type == "IEND" { break }
+            if type == "IDAT" || type == "IEND" { return facts }
             if type == "tRNS" { facts.hasAlpha = true }
             if type == "acTL" { facts.animated = true }
             at += 12 + length
         }
-        return facts
+        return whole ? facts : nil
     }
 
     /// The logical screen's size; frames counted by walking the blocks (a second image

@@ -36,8 +36,10 @@ public final class FolderWatch {
     public init(roots: [String], skipping: [String]) throws(Failure) {
         descriptor = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard descriptor >= 0 else { throw Failure(description: "cannot watch files: \(String(cString: strerror(errno)))") }
-        self.skipping = skipping.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-        for root in roots { try watchTree(URL(fileURLWithPath: root).standardizedFileURL.path, changed: nil) }
+        // Paths with their links resolved, as the walk compares them: a root that is a link is
+        // watched where it leads (inotify is told not to follow links).
+        self.skipping = skipping.map(WalkRules.canonical)
+        for root in roots { try watchTree(WalkRules.canonical(root), changed: nil) }
     }
 
     deinit { close(descriptor) }
@@ -112,7 +114,9 @@ public final class FolderWatch {
             changes.insert(.path(folder))
             return
         }
-        guard !name.isEmpty else { return }
+        // Hidden names are no image of the walk's: the runs' own temporary files (a report or an
+        // index built under a dot name, renamed into place), editors' swap files.
+        guard !name.isEmpty, !name.hasPrefix(".") else { return }
         let path = folder + "/" + name
         // A file the runs write themselves (the event log, the report) is no change to answer.
         guard !skipping.contains(path) else { return }
