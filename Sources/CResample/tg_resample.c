@@ -6,6 +6,7 @@
 // a reduce's masks are computed when first used rather than all 65 up front, and the steps
 // run a row at a time instead of in libvips' regions.
 #include "tg_resample.h"
+#include "tg_reduce_columns.h"
 
 #include <limits.h>
 #include <math.h>
@@ -345,13 +346,18 @@ static void reduce_rows(reducer *r, const tg_pixels *in, double position, int32_
 // bands split apart as 16-bit values (`padded_width` each), so that each output value is one
 // contiguous sum of products.
 TG_VECTOR_CLONES
-static void reduce_columns(reducer *r, const uint8_t *padded, int padded_width, int bands,
-                           int16_t *planes, int out_width, uint8_t *out) {
-    const int n = r->n;
+static void split_planes(const uint8_t *padded, int padded_width, int bands, int16_t *planes) {
     for (int b = 0; b < bands; b++) {
         int16_t *plane = planes + (size_t) b * padded_width;
         for (int k = 0; k < padded_width; k++) plane[k] = padded[k * bands + b];
     }
+}
+
+TG_VECTOR_CLONES
+static void reduce_columns(reducer *r, const uint8_t *padded, int padded_width, int bands,
+                           int16_t *planes, int out_width, uint8_t *out) {
+    const int n = r->n;
+    split_planes(padded, padded_width, bands, planes);
     double x_position = 0.5 * r->shrink - 0.5 - r->offset;
     for (int x = 0; x < out_width; x++) {
         const int left = (int) x_position;
@@ -372,6 +378,23 @@ static void reduce_columns(reducer *r, const uint8_t *padded, int padded_width, 
         }
         x_position += r->shrink;
     }
+}
+
+// Each output column's window start and 16-bit mask, worked out as `reduce_columns` does
+// (the same running position), for `tg_reduce_columns_avx2`: 0, or -1 when a mask does not fit
+// 16 bits or memory runs out (the caller keeps to `reduce_columns`).
+static int plan_column_windows(reducer *r, int out_width, int **lefts, const int16_t ***masks) {
+    *lefts = malloc(sizeof(int) * (size_t) out_width);
+    *masks = malloc(sizeof(int16_t *) * (size_t) out_width);
+    if (!*lefts || !*masks) return -1;
+    double x_position = 0.5 * r->shrink - 0.5 - r->offset;
+    for (int x = 0; x < out_width; x++) {
+        (*lefts)[x] = (int) x_position;
+        (*masks)[x] = reducer_narrow_mask(r, mask_index(x_position));
+        if (!(*masks)[x]) return -1;
+        x_position += r->shrink;
+    }
+    return 0;
 }
 
 // `row` (`width` pixels) into `padded`, its edge pixels repeated `left` times before it and
@@ -442,6 +465,8 @@ static int reduce_both(const tg_pixels *in, double hshrink, double vshrink, doub
     uint8_t *row = NULL, *columns = NULL, *padded = NULL;
     int32_t *sums = NULL;
     int16_t *planes = NULL;
+    int *lefts = NULL;
+    const int16_t **masks = NULL;
     const int height = plan_rows(in, vshrink, gap, kernel, vector, &shrunk, &source, &rows_r);
     const int width = plan_columns(in->width, hshrink, gap, kernel, &factor, &columns_r);
     if (height != out_height || width != out_width) goto done;
@@ -456,6 +481,8 @@ static int reduce_both(const tg_pixels *in, double hshrink, double vshrink, doub
     // no byte read is undefined.
     planes = calloc((size_t) padded_width * bands + DOT_LANES, sizeof(int16_t));
     if (!row || !columns || !sums || !padded || !planes) goto done;
+    const int eight_at_a_time = columns_r.n && tg_reduce_columns_has_avx2()
+        && plan_column_windows(&columns_r, out_width, &lefts, &masks) == 0;
 
     double running = 0.0;
     for (int y = 0; y < out_height; y++) {
@@ -484,7 +511,13 @@ static int reduce_both(const tg_pixels *in, double hshrink, double vshrink, doub
         uint8_t *q = out + out_stride * y;
         if (columns_r.n) {
             pad_row(line, shrunk_w, bands, columns_r.edge, columns_r.n, padded);
-            reduce_columns(&columns_r, padded, padded_width, bands, planes, out_width, q);
+            if (eight_at_a_time) {
+                split_planes(padded, padded_width, bands, planes);
+                tg_reduce_columns_avx2(planes, padded_width, bands, lefts, masks, columns_r.wide,
+                                       out_width, q);
+            } else {
+                reduce_columns(&columns_r, padded, padded_width, bands, planes, out_width, q);
+            }
         } else {
             memcpy(q, line, (size_t) out_width * bands);
         }
@@ -496,6 +529,8 @@ done:
     free(sums);
     free(padded);
     free(planes);
+    free(lefts);
+    free(masks);
     free(shrunk.pixels);
     reducer_free(&rows_r);
     reducer_free(&columns_r);

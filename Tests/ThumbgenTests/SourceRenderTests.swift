@@ -24,7 +24,7 @@ struct SourceRenderTests {
             SourceRender.Listener(
                 wants: wants,
                 stage: { stage, row in self.state.withLock { $0.stages.append(row.map { "\(stage):\($0)" } ?? "\(stage)") } },
-                loaded: { row, _ in self.state.withLock { $0.loaded.append(row) } },
+                loaded: { rows, _ in self.state.withLock { $0.loaded.append(contentsOf: rows) } },
                 output: { row, output in self.state.withLock { $0.outputs[row] = output; $0.ends.append(row) } },
                 failure: { row, failure in self.state.withLock { $0.failures[row] = failure; $0.ends.append(row) } })
         }

@@ -2,7 +2,8 @@ import Foundation
 import Testing
 @testable import Thumbgen
 
-/// `WorkerFrame`: every body in one encoding, a length, a JSON message and a payload.
+/// `WorkerFrame`: every body in one layout, a length, a message (JSON, or fields for the
+/// per-row `stage` and `output`) and a payload.
 @Suite("Worker frames: one encoding")
 struct WorkerFrameTests {
     @Test("An output's message and encoded bytes come back as they went, and the wire layout is length, kind, body")
@@ -20,14 +21,51 @@ struct WorkerFrameTests {
         #expect(wire[wire.startIndex + 4] == WorkerFrame.Kind.output.rawValue)
     }
 
-    @Test("A stage frame is JSON like every other, with no payload; a whole-unit stage has no row")
+    @Test("A stage frame carries its fields, with no payload; a whole-unit stage has no row")
     func stageRoundTrip() throws {
         for (stage, row) in [(RenderStage.encode, Optional(7)), (.decode, nil)] {
-            let frame = try #require(WorkerFrame.make(.stage, WorkerProtocol.Stage(stage: stage, row: row)))
+            let frame = WorkerFrame.make(.stage, WorkerProtocol.Stage(stage: stage, row: row))
             let back = try #require(frame.decoded(WorkerProtocol.Stage.self))
             #expect(back.stage == stage && back.row == row)
             #expect(frame.payload.isEmpty)
         }
+    }
+
+    /// `stage` and `output` go as fields, not JSON: every optional field comes back as sent,
+    /// and a message cut short, lengthened or naming no known format is no message.
+    @Test("An output's fields come back with every optional set or absent; a damaged one is refused")
+    func outputFields() throws {
+        let full = WorkerProtocol.Output(row: 9, width: 320, height: 213, format: .png, decodeMs: 0.25,
+                                         renderMs: nil, placeholder: "thash:ab\u{00e9}", owesPlaceholder: true,
+                                         cropBox: CropBox(x: 4, y: -1, width: 1_000_000, height: 7))
+        let bare = WorkerProtocol.Output(row: 0, width: 1, height: 1, format: .jpeg)
+        for header in [full, bare] {
+            let frame = WorkerFrame.make(.output, header, payload: Data([1, 2, 3]))
+            let back = try #require(frame.decoded(WorkerProtocol.Output.self))
+            #expect(back.row == header.row && back.width == header.width && back.height == header.height)
+            #expect(back.format == header.format && back.decodeMs == header.decodeMs && back.renderMs == header.renderMs)
+            #expect(back.placeholder == header.placeholder && back.owesPlaceholder == header.owesPlaceholder)
+            #expect(back.cropBox == header.cropBox)
+            #expect(frame.payload == Data([1, 2, 3]))
+        }
+        var wire = WireWriter()
+        full.write(to: &wire)
+        let fields = wire.data
+        func frame(_ message: Data) -> WorkerFrame {
+            var body = Data()
+            body.appendLittleEndian(UInt32(message.count))
+            body.append(message)
+            return WorkerFrame(kind: .output, body: body)
+        }
+        #expect(frame(fields.dropLast()).decoded(WorkerProtocol.Output.self) == nil, "cut short")
+        #expect(frame(fields + Data([0])).decoded(WorkerProtocol.Output.self) == nil, "a byte left over")
+        var unknown = WireWriter()
+        WorkerProtocol.Output(row: 0, width: 1, height: 1, format: .jpeg).write(to: &unknown)
+        var renamed = unknown.data
+        let jpeg = Array("jpeg".utf8)
+        let at = try #require(renamed.firstRange(of: Data(jpeg)))
+        renamed.replaceSubrange(at, with: Data("jpog".utf8))
+        #expect(frame(renamed).decoded(WorkerProtocol.Output.self) == nil, "no such format")
     }
 
     @Test("A body whose message length runs past its end is no message and has no payload")

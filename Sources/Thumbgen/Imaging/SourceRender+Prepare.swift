@@ -138,7 +138,7 @@ extension SourceRender {
             }
             var shared: [SharedScale.Key: SharedScale] = [:]
             if case .success(let decoded) = result {
-                group.forEach { listener.loaded($0, facts) }
+                listener.loaded(group, facts)
                 let keys = group.compactMap { key($0, decoded) }
                 for (key, count) in Dictionary(keys.map { ($0, 1) }, uniquingKeysWith: +) where count > 1 {
                     shared[key] = SharedScale()

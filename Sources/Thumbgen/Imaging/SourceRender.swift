@@ -74,8 +74,8 @@ struct SourceRender: Sendable {
         var stage: @Sendable (RenderStage, Int?) -> Void = { _, _ in }
         /// Asked for the decode's memory once the header is read; throws to refuse it.
         var admit: @Sendable (DecodeEstimate) throws(ImagingError) -> Void = { _ in }
-        /// The source decoded for the row.
-        var loaded: @Sendable (Int, Facts) -> Void = { _, _ in }
+        /// The source decoded for the rows (those of one decode, together).
+        var loaded: @Sendable ([Int], Facts) -> Void = { _, _ in }
         /// The row's output.
         var output: @Sendable (Int, Output) -> Void
         /// Why the row failed.

@@ -38,7 +38,10 @@ final class SourceRenderOperation: SourceImagingOperation, @unchecked Sendable {
                         cancellation: cancellation, listener: .init(
             // A job that moved on (served from the cache, or started again elsewhere) is left alone.
             wants: { !jobs[$0].isFinished && jobs[$0].generation == generations[$0] },
-            loaded: { index, facts in jobs[index].advance(.loaded(RowResult.SourceInfo(facts), decode: decode)) },
+            loaded: { indices, facts in
+                let source = RowResult.SourceInfo(facts)
+                for index in indices { jobs[index].advance(.loaded(source, decode: decode)) }
+            },
             output: { [self] index, output in
                 let job = jobs[index]
                 guard let encoded = EncodedOutput.accepted(output, for: job, bytes: bytes, strictness: strictness)

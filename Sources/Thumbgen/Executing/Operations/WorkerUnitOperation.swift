@@ -75,8 +75,9 @@ final class WorkerUnitOperation: SourceImagingOperation, @unchecked Sendable {
                     fail(jobs[failure.row], .reported(failure, src: src), bytes: bytes)
                 },
                 loaded: { loaded in
-                    guard jobs.indices.contains(loaded.row) else { return }
-                    jobs[loaded.row].advance(.loaded(loaded.source, decode: decode))
+                    for row in loaded.rows where jobs.indices.contains(row) {
+                        jobs[row].advance(.loaded(loaded.source, decode: decode))
+                    }
                 }))
         let ending = conversation.run(unit)
         if case .done = ending { workers.checkin(worker) } else { workers.discard(worker) }

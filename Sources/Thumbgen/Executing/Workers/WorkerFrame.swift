@@ -3,9 +3,9 @@ import Foundation
 /// One message between the parent and a worker process, as it goes over a pipe.
 ///
 /// A frame is a 4-byte little-endian length `n`, then `n` bytes: one byte of `Kind`, then the
-/// body. Every body is the same: a 4-byte little-endian length `m`, `m` bytes of JSON (the
-/// message, `WorkerMessages.swift`), then the payload as it is (an `output`'s encoded image;
-/// empty for every other kind). ARCHITECTURE.md documents the conversation;
+/// body. Every body is the same: a 4-byte little-endian length `m`, `m` bytes of the message
+/// (`WorkerMessages.swift`: JSON, or a `WireMessage`'s fields for `stage` and `output`), then
+/// the payload as it is (an `output`'s encoded image; empty for every other kind). ARCHITECTURE.md documents the conversation;
 /// `WorkerProtocol.version` changes whenever it does.
 struct WorkerFrame: Sendable {
     /// What a frame carries. The raw values are the wire's, and never reused.
@@ -40,17 +40,41 @@ struct WorkerFrame: Sendable {
     /// be encoded.
     static func make<Message: Encodable>(_ kind: Kind, _ message: Message, payload: Data = Data()) -> WorkerFrame? {
         guard let json = try? JSONEncoder().encode(message) else { return nil }
-        var body = Data(capacity: 4 + json.count + payload.count)
-        body.appendLittleEndian(UInt32(json.count))
-        body.append(json)
+        return WorkerFrame(kind: kind, message: json, payload: payload)
+    }
+
+    /// A frame of `kind` carrying `message`'s fields, then `payload`.
+    static func make<Message: WireMessage>(_ kind: Kind, _ message: Message, payload: Data = Data()) -> WorkerFrame {
+        var wire = WireWriter()
+        message.write(to: &wire)
+        return WorkerFrame(kind: kind, message: wire.data, payload: payload)
+    }
+
+    private init(kind: Kind, message: Data, payload: Data) {
+        var body = Data(capacity: 4 + message.count + payload.count)
+        body.appendLittleEndian(UInt32(message.count))
+        body.append(message)
         body.append(payload)
-        return WorkerFrame(kind: kind, body: body)
+        self.init(kind: kind, body: body)
+    }
+
+    init(kind: Kind, body: Data) {
+        self.kind = kind
+        self.body = body
     }
 
     /// The message as `Message`; nil when the body is not one.
     func decoded<Message: Decodable>(_ type: Message.Type) -> Message? {
         guard let range = messageRange else { return nil }
         return try? JSONDecoder().decode(type, from: body[range])
+    }
+
+    /// The message as `Message`; nil when the body is not one, or has bytes left over.
+    func decoded<Message: WireMessage>(_ type: Message.Type) -> Message? {
+        guard let range = messageRange else { return nil }
+        var wire = WireReader(body[range])
+        guard let message = Message(from: &wire), wire.isAtEnd else { return nil }
+        return message
     }
 
     /// The bytes after the message (an output's image); empty when the body is malformed.

@@ -88,8 +88,8 @@ struct UnitRun {
                       let admit = frame.decoded(WorkerProtocol.Admit.self) else { exit(2) }
                 if let refusal = admit.refusal { throw .overLimit(reason: refusal) }
             },
-            loaded: { index, facts in
-                output.send(.loaded, WorkerProtocol.Loaded(row: rowNumber(index), source: RowResult.SourceInfo(facts)))
+            loaded: { indices, facts in
+                output.send(.loaded, WorkerProtocol.Loaded(rows: indices.map(rowNumber), source: RowResult.SourceInfo(facts)))
             },
             output: { index, made in
                 let header = WorkerProtocol.Output(row: rowNumber(index), width: made.width, height: made.height,

@@ -5,7 +5,7 @@ import Foundation
 enum WorkerProtocol {
     /// Bumped whenever a frame or a message changes; a worker that answers `setup` with another
     /// version is stopped, and its rows fail.
-    static let version = 6
+    static let version = 7
 
     /// What a worker is told of the row's source instead of its `src` cell, which may be a
     /// URL: a worker never sees one. The parent puts the cell back into messages.
@@ -72,8 +72,9 @@ enum WorkerProtocol {
         var spec: ThumbnailSpec?
     }
 
-    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's).
-    struct Stage: Codable {
+    /// `stage`: the unit reached `stage`, for row `row` (nil: the whole unit's). Sent as its
+    /// fields (`WireMessage`).
+    struct Stage {
         var stage: WorkerStage
         var row: Int?
     }
@@ -87,14 +88,15 @@ enum WorkerProtocol {
         var refusal: String?
     }
 
-    /// `loaded`: what the source is.
+    /// `loaded`: what the source is, for the rows of one decode.
     struct Loaded: Codable {
-        var row: Int
+        var rows: [Int]
         var source: RowResult.SourceInfo
     }
 
-    /// `output`: one row's output, whose encoded bytes are the frame's payload.
-    struct Output: Codable {
+    /// `output`: one row's output, whose encoded bytes are the frame's payload. Sent as its
+    /// fields (`WireMessage`).
+    struct Output {
         var row: Int
         var width: Int
         var height: Int

@@ -95,4 +95,10 @@ final class WorkerFrameWriter: @unchecked Sendable {
         guard let frame = WorkerFrame.make(kind, message, payload: payload) else { return false }
         return send(frame)
     }
+
+    /// Sends `message` as its fields (`WireMessage`), then `payload`.
+    @discardableResult
+    func send<Message: WireMessage>(_ kind: WorkerFrame.Kind, _ message: Message, payload: Data = Data()) -> Bool {
+        send(WorkerFrame.make(kind, message, payload: payload))
+    }
 }
