@@ -9,6 +9,9 @@ struct FormatOptions: ParsableArguments {
     @Flag(help: "Quantise PNGs to a palette of at most 256 colours; quality then steers the quantiser.")
     var pngPalette = false
 
+    @Option(help: "PNG zlib level, 0 (fastest) to 9 (smallest); 6 by default (thumbgen site's fallbacks: 4).")
+    var pngCompression: Int?
+
     @Option(help: "WebP encoder effort, 0 (fastest) to 6 (smallest).")
     var webpEffort = EncodingOptions().webpEffort
 
@@ -43,6 +46,7 @@ struct FormatOptions: ParsableArguments {
         let ranges: [(String, Int, ClosedRange<Int>)] = [
             ("--webp-effort", webpEffort, 0...6), ("--avif-effort", avifEffort, 0...9),
             ("--jxl-effort", jxlEffort, 1...9), ("--gif-effort", gifEffort, 1...10), ("--min-quality", minQuality, 1...100),
+            ("--png-compression", pngCompression ?? EncodingOptions().pngCompression, 0...9),
         ]
         for (flag, value, range) in ranges where !range.contains(value) {
             throw ValidationError("\(flag) must be from \(range.lowerBound) to \(range.upperBound)")
@@ -63,6 +67,7 @@ struct FormatOptions: ParsableArguments {
         var encoding = EncodingOptions()
         encoding.jpegProgressive = jpegProgressive
         encoding.pngPalette = pngPalette
+        encoding.pngCompression = pngCompression ?? encoding.pngCompression
         encoding.webpEffort = webpEffort
         encoding.avifEffort = avifEffort
         encoding.jxlEffort = jxlEffort

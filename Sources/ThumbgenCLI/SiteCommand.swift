@@ -121,6 +121,11 @@ struct SiteCommand: ParsableCommand {
         configuration.placeholders = kinds
         configuration.makesPlaceholders = !kinds.isEmpty
         let heard = Mutex<[RowResult]>([])
+        // A PNG fallback is fetched only by browsers without the <source> formats; with none,
+        // it is every browser's image, and keeps libvips' level.
+        var recipe = recipe
+        recipe.formats.pngCompression = recipe.formats.pngCompression
+            ?? (settings.formats.isEmpty ? EncodingOptions().pngCompression : SiteSettings.fallbackPNGCompression)
         var runner = options.runner(input: .rows(rows, count: rows.count), recipe: recipe, command: "site")
         runner.onResults = { results in heard.withLock { $0 += results } }
         // The pages are rewritten once every row has finished (from the rows that were made,
@@ -136,7 +141,7 @@ struct SiteCommand: ParsableCommand {
                 rewritten.withLock { $0 = outcome }
                 return outcome.pages
             } catch {
-                writeError.withLock { $0 = (error as? CustomStringConvertible)?.description ?? "\(error)" }
+                writeError.withLock { $0 = String(describing: error) }
                 return nil
             }
         }

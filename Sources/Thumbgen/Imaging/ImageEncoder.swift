@@ -104,12 +104,12 @@ struct ImageEncoder: Sendable {
         }
     }
 
-    /// The saver and settings that write `format` (PNG at zlib level 6, libvips' default).
+    /// The saver and settings that write `format`.
     private static func saver(for format: OutputFormat, quality: Int, options: EncodingOptions) -> VipsSaver {
         switch format {
         case .jpeg: return .jpeg(quality: quality, progressive: options.jpegProgressive,
                                  noSubsampling: options.jpegNoSubsampling)
-        case .png: return .png(compression: 6, palette: options.pngPalette, quality: quality)
+        case .png: return .png(compression: options.pngCompression, palette: options.pngPalette, quality: quality)
         case .webp:
             // Near-lossless takes its level where the quality would go.
             return .webp(quality: options.webpNearLossless ?? quality, effort: options.webpEffort,

@@ -6,6 +6,9 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     /// PNG: quantise to a palette of at most 256 colours (`--png-palette`), much smaller for
     /// flat artwork; `quality` then steers the quantiser.
     public var pngPalette = false
+    /// PNG: zlib's level, 0 (none, fastest) to 9 (smallest) (`--png-compression`); libvips'
+    /// and sharp's 6 by default.
+    public var pngCompression = 6
     /// WebP encoder effort 0–6 (`--webp-effort`): higher is smaller and slower.
     public var webpEffort = 4
     /// AVIF encoder effort 0–9 (`--avif-effort`): higher is smaller and slower.
@@ -40,7 +43,7 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     func identifier(for format: OutputFormat) -> String {
         switch format {
         case .jpeg: return "jp=\(jpegProgressive ? 1 : 0)" + extras(for: .jpeg)
-        case .png: return "pp=\(pngPalette ? 1 : 0)"
+        case .png: return "pp=\(pngPalette ? 1 : 0)" + pngEffort
         case .webp: return "we=\(webpEffort)" + extras(for: .webp)
         case .avif: return "ae=\(avifEffort)" + extras(for: .avif)
         case .jxl: return "xe=\(jxlEffort)" + extras(for: .jxl)
@@ -55,6 +58,14 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
         "jp=\(jpegProgressive ? 1 : 0),pp=\(pngPalette ? 1 : 0),we=\(webpEffort),"
             + "ae=\(avifEffort),xe=\(jxlEffort),ge=\(gifEffort)"
             + extras(for: .jpeg) + extras(for: .webp) + extras(for: .avif) + extras(for: .jxl)
+            + pngEffort
+    }
+
+    /// The key text of the PNG level when not the default. Not among `extras`: like an effort,
+    /// it changes the bytes but not the look, so a PNG that needs no change may still pass
+    /// through as it is.
+    private var pngEffort: String {
+        pngCompression == Self().pngCompression ? "" : ",pc=\(pngCompression)"
     }
 
     /// The key text of `format`'s flags that are not at their default ("" when none is).

@@ -30,6 +30,11 @@ public struct SiteSettings: Sendable, Equatable {
     /// The default settings.
     public init() {}
 
+    /// The zlib level of the PNG fallbacks (images with alpha) unless `--png-compression` says
+    /// otherwise: a fallback is fetched only by a browser without the `<source>` formats, so
+    /// its encode time weighs more than its bytes (docs/site.md has the measured levels).
+    public static let fallbackPNGCompression = 4
+
     /// The formats `<source>` elements may have.
     public static let modernFormats: Set<String> = ["webp", "avif", "jxl"]
 

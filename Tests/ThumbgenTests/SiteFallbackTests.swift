@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+@testable import Thumbgen
+
+/// `thumbgen site`'s PNG fallback (an image with alpha): written at zlib level 4, not 6, since
+/// only browsers without the `<source>` formats fetch it; `--png-compression` changes how a
+/// PNG is packed, never what it shows.
+@Suite("End to end: thumbgen site's PNG fallback and --png-compression")
+struct SiteFallbackTests {
+    @Test("The fallback PNG is a row's at --png-compression 4 to the byte, the same pixels as level 6; --formats none keeps 6; a level outside 0-9 is refused")
+    func fallbackLevel() async throws {
+        let folder = try TemporaryDirectory("site-fallback")
+        let logo = RawImage(width: 800, height: 600, alpha: true) { x, y in
+            Colour(r: UInt8((x * y) % 251), g: UInt8(y % 256), b: UInt8(x % 256), a: UInt8((x / 4) % 256))
+        }
+        for site in ["site", "plain"] {
+            try folder.write(try logo.encoded(as: .png), to: "\(site)/images/logo.png")
+            try folder.write("<!DOCTYPE html><html><body><img src=\"images/logo.png\" alt=logo></body></html>\n",
+                             to: "\(site)/index.html")
+        }
+        let run = try await CLIRunner.run(["site", "site", "--cache-dir", "cache", "--widths", "320", "--no-config"],
+                                          in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        let plain = try await CLIRunner.run(["site", "plain", "--cache-dir", "cache", "--widths", "320",
+                                             "--formats", "none", "--no-config"], in: folder.url)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        func fallback(_ site: String) throws -> Data {
+            let page = try String(contentsOf: folder.file("\(site)/index.html"), encoding: .utf8)
+            let png = try #require(page.firstMatch(of: /_thumbgen\/images\/logo-320\.[0-9a-f]{8}\.png/), "\(page)")
+            return try Data(contentsOf: folder.file(site).appendingPathComponent(String(png.output)))
+        }
+
+        try folder.write("src,out,size,format\nsite/images/logo.png,logo.png,320,png\n", to: "rows.csv")
+        var rows: [String: Data] = [:]
+        for level in ["4", "6", "9"] {
+            let render = try await CLIRunner.run(["rows.csv", "--out", "level\(level)", "--no-cache", "--no-config",
+                                                  "--placeholders", "none", "--png-compression", level], in: folder.url)
+            #expect(render.status == 0, "\(render.stderr)")
+            rows[level] = try Data(contentsOf: folder.file("level\(level)/logo.png"))
+        }
+        let byDefault = try await CLIRunner.run(["rows.csv", "--out", "default", "--no-cache", "--no-config"],
+                                                in: folder.url)
+        #expect(byDefault.status == 0, "\(byDefault.stderr)")
+        #expect(try Data(contentsOf: folder.file("default/logo.png")) == rows["6"], "render's default is level 6")
+
+        #expect(try fallback("site") == rows["4"])
+        #expect(try fallback("plain") == rows["6"], "with --formats none the PNG is every browser's image")
+        // Each level packs the same pixels into other bytes.
+        #expect(rows["4"] != rows["6"] && rows["6"] != rows["9"] && rows["4"] != rows["9"])
+        let pixels = try ["4", "6", "9"].map { try LosslessMetadataTests.pixels(rows[$0]!, as: "png") }
+        #expect(pixels.allSatisfy { $0.bands == 4 && $0.pixels == pixels[0].pixels })
+
+        let refused = try await CLIRunner.run(["rows.csv", "--out", "bad", "--no-cache", "--png-compression", "10"],
+                                              in: folder.url)
+        #expect(refused.status == 2 && refused.stderr.contains("--png-compression must be from 0 to 9"), "\(refused.stderr)")
+    }
+}
