@@ -50,6 +50,13 @@ struct WarmJournalTests {
             + files.texts("SELECT journal, hash, hex(key), hex(proof) FROM journal_entries ORDER BY 1, 2")
     }
 
+    /// The warm journals' entries and sources, without the journals' own rows and ids.
+    static func entryRows(_ space: Workspace) -> [String] {
+        let files = CacheFiles(root: space.cache)
+        return files.texts("SELECT ordinal, path, size, mtime, hex(digest), written FROM journal_sources ORDER BY 1")
+            + files.texts("SELECT hash, hex(key), hex(proof) FROM journal_entries ORDER BY 1")
+    }
+
     /// What a report says of each row, timings aside.
     static func facts(_ report: Report?) -> [String] {
         (report?.rows ?? []).map {
@@ -77,6 +84,36 @@ struct WarmJournalTests {
         // And once more, from the journal that run wrote.
         let again = try await space.run(manifest: Self.manifest)
         #expect(Self.facts(again.report) == Self.facts(slow))
+    }
+
+    /// A run over some of the rows replaced the journal with its own, and the next run over
+    /// all of them read every record and hashed every output again.
+    @Test("A run over some of the rows, or one that only renders, leaves the journal whole; one that proves rows the slow way replaces it")
+    func subsetRuns() async throws {
+        let (space, _) = try await Self.warmedUp()
+        let whole = Self.journalRows(space)
+        let rows = Self.manifest.split(separator: "\n", omittingEmptySubsequences: false)
+        let firstRow = "\(rows[0])\n\(rows[1])\n"
+        let one = try await space.run(manifest: firstRow, name: "one.csv")
+        #expect(one.status == 0 && one.report?.summary.unchanged == 1, "\(one.result.stderr)")
+        #expect(Self.journalRows(space) == whole)
+        // A new row alone: rendered, so nothing it proved yet; the journal stays too.
+        let new = CSV.manifest(["src", "size", "out"], [["a.png", "30", "{name}-{w}x{h}.png"]])
+        let rendered = try await space.run(manifest: new, name: "new.csv")
+        #expect(rendered.status == 0 && rendered.report?.summary.written == 1, "\(rendered.result.stderr)")
+        #expect(Self.journalRows(space) == whole)
+        // The whole manifest again: every row from the journal, which it saves with the same
+        // entries (and the generation the new row's render moved on).
+        let entries = Self.entryRows(space)
+        let all = try await space.run(manifest: Self.manifest)
+        #expect(all.status == 0 && all.report?.summary.unchanged == 4)
+        #expect(Self.entryRows(space) == entries)
+        // The new row once its output has stood still: proved the slow way, so noted, and the
+        // journal is written anew with it.
+        try await Self.settle()
+        let proved = try await space.run(manifest: new, name: "new.csv")
+        #expect(proved.status == 0 && proved.report?.summary.unchanged == 1)
+        #expect(Self.journalRows(space) != whole && Self.journals(space).count == 1)
     }
 
     @Test("An --out file edited (same size), touched, deleted or replaced is noticed")

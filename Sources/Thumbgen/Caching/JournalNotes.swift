@@ -88,6 +88,12 @@ struct JournalNotes {
     /// Whether anything was noted.
     var isEmpty: Bool { kept.isEmpty && freshCount == 0 }
 
+    /// Whether the run vouched for only some of `previous`'s entries and proved no row the
+    /// slow way: a run over part of the rows, which learnt nothing `previous` does not say.
+    func isPart(of previous: JournalIndex) -> Bool {
+        freshCount == 0 && kept.count < previous.entryCount
+    }
+
     /// Whether the journal these notes would save says just what `previous` says: every one
     /// of its entries kept, its sources in the same state, and the same generations (then it
     /// need not be saved).

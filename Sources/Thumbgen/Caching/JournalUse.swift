@@ -4,10 +4,12 @@ import Foundation
 ///
 /// A warm run does not mark each record it serves from a journal used (100,000 uses cost a
 /// third of such a run, every ten minutes): the journal's use (`journals.last_used`) stands for
-/// the last use of every record its entries and sources name, since a journal is kept as it is
-/// only by a run that found every entry true (and is marked used then, `WarmJournal.save`), and
-/// is otherwise written anew. So a record's last use is the later of its own and that of the
-/// newest journal naming it.
+/// the last use of every record its entries and sources name, since a journal is marked used
+/// only by a run that found every entry true (`WarmJournal.save`), and is otherwise written
+/// anew or, by a run that proved nothing new (a subset of the rows), left as it was, unmarked.
+/// So a record's last use is the later of its own and that of the newest journal naming it;
+/// a record served only by such subset runs since counts as used when the journal was last
+/// marked, which can make `cache prune --max-age` take it early (a render, never a wrong output).
 struct JournalUse {
     /// The latest journal use naming each output record (by key) and `files` row (by path),
     /// in seconds since 1970.

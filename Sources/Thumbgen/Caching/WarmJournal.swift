@@ -17,7 +17,8 @@ import Synchronization
 /// The journal is a cache of decisions, never the truth: three tables of the cache's database
 /// (`journals`, `journal_sources`, `journal_entries`), keyed by `--out`'s real path and
 /// checked against that folder's device and inode, and replaced whole in one transaction at
-/// the end of a run (the last writer wins). A row that does not read whole is left out.
+/// the end of a run (the last writer wins), except that a run over some of its rows that proved
+/// none the slow way leaves it as it is. A row that does not read whole is left out.
 final class WarmJournal: Sendable {
     /// `--out`'s real path: what the journal is found by.
     let outPath: String
@@ -165,7 +166,8 @@ final class WarmJournal: Sendable {
     var counts: (kept: Int, fresh: Int) { notes.withLock { $0.counts } }
 
     /// Saves the next journal in place of this one, in one transaction, unless it would say
-    /// the same; a run that noted nothing removes it.
+    /// the same, or the run went over only some of its rows and proved none the slow way; a
+    /// run that noted nothing and had no journal to keep removes any.
     func save() {
         guard writes else { return }
         // The run's own changes (made before this) do not cost the next run its trust.
@@ -173,7 +175,6 @@ final class WarmJournal: Sendable {
             files: seen.files != 0 ? files.generation.sinceTracked() ?? seen.files : 0,
             outputs: seen.outputs != 0 ? records.sinceTracked() ?? seen.outputs : 0)
         let saved: Bool = notes.withLock { notes in
-            guard !notes.isEmpty else { return false }
             // A steady warm run found the journal true throughout: it stays as it is, marked
             // used (its use stands for its records') if due.
             if let previous, notes.repeats(previous, generations: generations) {
@@ -183,6 +184,13 @@ final class WarmJournal: Sendable {
                 }
                 return true
             }
+            // A run over some of the rows (one row of the manifest, a subset, new rows only
+            // rendered) that proved none the slow way learnt nothing the journal does not say:
+            // it stays whole, with its generations, so that the next run over all the rows is
+            // warm too (checking each entry's record if anything moved since). Not marked used:
+            // its use stands for every record it names (`JournalUse`), and this run used few.
+            if let previous, notes.isPart(of: previous) { return true }
+            guard !notes.isEmpty else { return false }
             return write(notes, generations: generations)
         }
         if !saved {
