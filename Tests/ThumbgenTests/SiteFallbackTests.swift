@@ -4,8 +4,8 @@ import Testing
 
 /// `thumbgen site`'s PNG fallback (an image with alpha): written at zlib level 4, not 6, since
 /// only browsers without the `<source>` formats fetch it; `--png-compression` changes how a
-/// PNG is packed, never what it shows.
-@Suite("End to end: thumbgen site's PNG fallback and --png-compression")
+/// PNG is packed, never what it shows. And JPEG XL sources, which fall back like any other.
+@Suite("End to end: thumbgen site's fallbacks, --png-compression, JPEG XL sources")
 struct SiteFallbackTests {
     @Test("The fallback PNG is a row's at --png-compression 4 to the byte, the same pixels as level 6; --formats none keeps 6; a level outside 0-9 is refused")
     func fallbackLevel() async throws {
@@ -53,5 +53,21 @@ struct SiteFallbackTests {
         let refused = try await CLIRunner.run(["rows.csv", "--out", "bad", "--no-cache", "--png-compression", "10"],
                                               in: folder.url)
         #expect(refused.status == 2 && refused.stderr.contains("--png-compression must be from 0 to 9"), "\(refused.stderr)")
+    }
+
+    @Test("A JPEG XL image is made responsive like any other: a WebP source and a JPEG fallback, its size from its header")
+    func jpegXLSource() async throws {
+        let folder = try TemporaryDirectory("site-jxl")
+        let photo = try SiteCommandTests.photo(width: 1000, height: 750).encoded(as: .jxl)
+        try folder.write(photo, to: "site/images/photo.jxl")
+        try folder.write("<!DOCTYPE html><html><body><img src=\"images/photo.jxl\" alt=photo></body></html>\n",
+                         to: "site/index.html")
+        let run = try await CLIRunner.run(["site", "site", "--cache-dir", "cache", "--no-config"], in: folder.url)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("images: 1 rewritten, 0 failed, 0 left alone"), "\(run.stderr)")
+        let page = try String(contentsOf: folder.file("site/index.html"), encoding: .utf8)
+        #expect(page.contains("<source type=\"image/webp\" srcset=\"_thumbgen/images/photo-320."), "\(page)")
+        #expect(page.contains("<img src=\"images/photo.jxl\" alt=photo srcset=\"_thumbgen/images/photo-320."))
+        #expect(page.contains(".jpg 1000w\" sizes=\"100vw\" width=\"1000\" height=\"750\""), "\(page)")
     }
 }

@@ -66,6 +66,48 @@ struct SourceFactsTests {
         #expect(SourceFacts.read([UInt8](cut), whole: true)?.animated == true)
     }
 
+    /// JPEG XL's header is bit-packed: each size takes another path through it (a multiple of
+    /// 8 up to 256 stored in eighths, a ratio, 9 to 30 bits), bare or in the container.
+    @Test("JPEG XL: the size and alpha libvips reads, bare and in the container (jxlc or jxlp), on every path of the size header",
+          arguments: [(64, 64, false), (800, 600, false), (333, 777, false), (1920, 1080, false), (300, 200, true),
+                      (248, 24, true), (5000, 9, false)])
+    func jpegXL(width: Int, height: Int, alpha: Bool) throws {
+        let image = RawImage(width: width, height: height, alpha: alpha) { x, y in
+            Colour(r: UInt8(x % 256), g: UInt8(y % 256), b: 90, a: alpha ? UInt8((x + y) % 256) : 255)
+        }
+        // libjxl takes four bands only as sRGB with alpha, not libvips' guess for memory (multiband).
+        let pixels = try image.vipsImage()
+        defer { tg_unref(pixels) }
+        pixels.pointee.Type = VIPS_INTERPRETATION_sRGB
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        #expect(tg_jxlsave_buffer(pixels, &buffer, &length, 90, 3, 0) == 0)
+        let data = Data(bytes: try #require(buffer), count: length)
+        g_free(buffer)
+        let folder = try TemporaryDirectory("facts-jxl")
+        let file = try folder.write(data, to: "image.jxl")
+        try VipsRuntime.start()
+        let loaded = try #require(testLoadImage(file.path, access: VIPS_ACCESS_SEQUENTIAL, failOn: VIPS_FAIL_ON_NONE))
+        defer { tg_unref(loaded) }
+        let vips = (Int(vips_image_get_width(loaded)), Int(vips_image_get_height(loaded)), vips_image_hasalpha(loaded) != 0)
+        #expect(vips == (width, height, alpha))
+        let bare = [UInt8](data)
+        func box(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let size = UInt32(8 + body.count)
+            return [UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF)]
+                + Array(type.utf8) + body
+        }
+        let start = SourceFacts.jxlContainer + box("ftyp", Array("jxl \0\0\0\0jxl ".utf8))
+        let codestream = bare.starts(with: SourceFacts.jxlSignature) ? bare : []
+        #expect(!codestream.isEmpty, "libvips wrote a bare codestream")
+        for file in [bare, start + box("jxlc", codestream), start + box("jxlp", [0, 0, 0, 0] + codestream)] {
+            let facts = try #require(SourceFacts.read(file))
+            #expect(facts == SourceFacts(width: vips.0, height: vips.1, hasAlpha: vips.2, animated: false))
+        }
+        // Cut inside its size header: no facts.
+        #expect(SourceFacts.read(Array(bare.prefix(3))) == nil)
+    }
+
     @Test("Other formats and damaged headers have none")
     func none() throws {
         #expect(SourceFacts.read(Array("<svg xmlns='http://www.w3.org/2000/svg'/>".utf8)) == nil)

@@ -1,8 +1,8 @@
 /// What `thumbgen site` needs to know of a source before it renders: its upright size (what a
 /// browser draws, EXIF orientation applied), whether it has alpha and more than one frame.
 /// Read in Swift from the file's header, for JPEG, PNG, GIF and WebP (the formats built sites
-/// carry) and TIFF, HEIC and AVIF (`SourceFacts+More.swift`): no decoder runs in the parent
-/// process, which never opens an image with one.
+/// carry), TIFF, HEIC and AVIF (`SourceFacts+More.swift`) and JPEG XL (`SourceFacts+JXL.swift`):
+/// no decoder runs in the parent process, which never opens an image with one.
 struct SourceFacts: Sendable, Equatable {
     var width: Int
     var height: Int
@@ -44,6 +44,7 @@ struct SourceFacts: Sendable, Equatable {
             return webp(bytes)
         }
         if bytes.count >= 12, Array(bytes[4..<8]) == Array("ftyp".utf8) { return heif(bytes) }
+        if bytes.starts(with: jxlSignature) || bytes.starts(with: jxlContainer) { return jxl(bytes) }
         return nil
     }
 
