@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""What a PNG fallback costs at each zlib level: `thumbgen site`'s choice of its default.
+"""What a PNG fallback costs at each zlib level and row filter: `thumbgen site`'s defaults.
 
 `thumbgen site` writes a PNG fallback (beside the WebP) for every image with alpha, at each
 width of its ladder. This times libvips' PNG encoder (pyvips, the libvips thumbgen links) on
-those outputs at zlib levels 1 to 6 (libvips' default is 6) and as a 256-colour palette, and
-prints per level the total encode time (median of REPEATS, each level in turn per image so
-that a drift of the machine's speed is shared) and the total bytes, and each as a ratio to
-level 6.
+those outputs at zlib levels 1, 2, 4 and 6 (libvips' default is 6), each with no row filter
+(libvips' and sharp's default), `sub` and adaptive (`all`, sharp's `adaptiveFiltering`), and
+as a 256-colour palette, and prints per case the total encode time (median of REPEATS, each
+case in turn per image so that a drift of the machine's speed is shared) and the total bytes,
+and each as a ratio to level 6 without a filter.
 
     scripts/bench_png_fallback.py FOLDER [--widths 320,640,960,1280,1920] [--repeats 3]
 
@@ -23,7 +24,8 @@ from pathlib import Path
 
 import pyvips
 
-LEVELS = (1, 2, 3, 4, 5, 6)
+LEVELS = (1, 2, 4, 6)
+FILTERS = ("none", "sub", "all")
 DEFAULT = 6
 
 
@@ -56,8 +58,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     widths = [int(w) for w in args.widths.split(",")]
-    cases = {f"level {level}": (lambda image, level=level: image.pngsave_buffer(compression=level, strip=True))
-             for level in LEVELS}
+    cases = {f"level {level}, filter {name}":
+             (lambda image, level=level, name=name: image.pngsave_buffer(compression=level, filter=name, strip=True))
+             for level in LEVELS for name in FILTERS}
     cases["palette (level 6)"] = lambda image: image.pngsave_buffer(compression=DEFAULT, strip=True, palette=True, Q=75)
     seconds = {name: 0.0 for name in cases}
     sizes = {name: 0 for name in cases}
@@ -71,10 +74,10 @@ def main():
         print(f"  {name} at {width}: done", file=sys.stderr, flush=True)
     if not count:
         sys.exit(f"no image with alpha in {args.folder}")
-    base = f"level {DEFAULT}"
+    base = f"level {DEFAULT}, filter none"
     print(f"{count} PNG outputs (the alpha images of {args.folder} at {args.widths}), "
           f"median of {args.repeats} encodes each")
-    print(f"| encode | seconds | bytes | seconds / level {DEFAULT} | bytes / level {DEFAULT} |")
+    print(f"| encode | seconds | bytes | seconds / {base} | bytes / {base} |")
     print("|---|---|---|---|---|")
     for case in cases:
         print(f"| {case} | {seconds[case]:.2f} | {sizes[case]:,} | {seconds[case] / seconds[base]:.2f} "

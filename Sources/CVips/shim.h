@@ -321,11 +321,12 @@ static inline int tg_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int
                                 NULL);
 }
 
-/// `palette` quantises to at most 256 colours, steered by `quality`.
+/// `filter` is a `VipsForeignPngFilter`; `palette` quantises to at most 256 colours, steered
+/// by `quality`.
 static inline int tg_pngsave_buffer(VipsImage *in, void **buf, size_t *len, int compression,
-                                    int palette, int quality) {
-    return vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE,
-                               "palette", palette, "Q", quality, NULL);
+                                    int filter, int palette, int quality) {
+    return vips_pngsave_buffer(in, buf, len, "compression", compression, "filter", filter,
+                               "strip", TRUE, "palette", palette, "Q", quality, NULL);
 }
 
 /// An image with a `page-height` metadata field is saved as an animation.

@@ -9,8 +9,11 @@ struct FormatOptions: ParsableArguments {
     @Flag(help: "Quantise PNGs to a palette of at most 256 colours; quality then steers the quantiser.")
     var pngPalette = false
 
-    @Option(help: "PNG zlib level, 0 (fastest) to 9 (smallest); 6 by default (thumbgen site's fallbacks: 4).")
+    @Option(help: "PNG zlib level, 0 (fastest) to 9 (smallest); 6 by default (thumbgen site's fallbacks: 2).")
     var pngCompression: Int?
+
+    @Option(help: "PNG row filter before zlib: none (the default, as libvips and sharp), sub, up, average, paeth or adaptive (thumbgen site's fallbacks: sub).")
+    var pngFilter: PNGFilter?
 
     @Option(help: "WebP encoder effort, 0 (fastest) to 6 (smallest).")
     var webpEffort = EncodingOptions().webpEffort
@@ -68,6 +71,7 @@ struct FormatOptions: ParsableArguments {
         encoding.jpegProgressive = jpegProgressive
         encoding.pngPalette = pngPalette
         encoding.pngCompression = pngCompression ?? encoding.pngCompression
+        encoding.pngFilter = pngFilter ?? encoding.pngFilter
         encoding.webpEffort = webpEffort
         encoding.avifEffort = avifEffort
         encoding.jxlEffort = jxlEffort
@@ -81,3 +85,5 @@ struct FormatOptions: ParsableArguments {
         return encoding
     }
 }
+
+extension PNGFilter: ExpressibleByArgument {}

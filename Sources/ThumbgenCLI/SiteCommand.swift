@@ -126,6 +126,8 @@ struct SiteCommand: ParsableCommand {
         var recipe = recipe
         recipe.formats.pngCompression = recipe.formats.pngCompression
             ?? (settings.formats.isEmpty ? EncodingOptions().pngCompression : SiteSettings.fallbackPNGCompression)
+        recipe.formats.pngFilter = recipe.formats.pngFilter
+            ?? (settings.formats.isEmpty ? EncodingOptions().pngFilter : SiteSettings.fallbackPNGFilter)
         var runner = options.runner(input: .rows(rows, count: rows.count), recipe: recipe, command: "site")
         runner.onResults = { results in heard.withLock { $0 += results } }
         // The pages are rewritten once every row has finished (from the rows that were made,

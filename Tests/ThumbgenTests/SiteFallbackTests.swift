@@ -2,12 +2,13 @@ import Foundation
 import Testing
 @testable import Thumbgen
 
-/// `thumbgen site`'s PNG fallback (an image with alpha): written at zlib level 4, not 6, since
-/// only browsers without the `<source>` formats fetch it; `--png-compression` changes how a
-/// PNG is packed, never what it shows. And JPEG XL sources, which fall back like any other.
+/// `thumbgen site`'s PNG fallback (an image with alpha): written at zlib level 2 after the `sub`
+/// row filter, not libvips' level 6 without one, since only browsers without the `<source>`
+/// formats fetch it; `--png-compression` and `--png-filter` change how a PNG is packed, never
+/// what it shows. And JPEG XL sources, which fall back like any other.
 @Suite("End to end: thumbgen site's fallbacks, --png-compression, JPEG XL sources")
 struct SiteFallbackTests {
-    @Test("The fallback PNG is a row's at --png-compression 4 to the byte, the same pixels as level 6; --formats none keeps 6; a level outside 0-9 is refused")
+    @Test("The fallback PNG is a row's at --png-compression 2 --png-filter sub to the byte, the same pixels as libvips' default; --formats none keeps the default; a level outside 0-9 is refused")
     func fallbackLevel() async throws {
         let folder = try TemporaryDirectory("site-fallback")
         let logo = RawImage(width: 800, height: 600, alpha: true) { x, y in
@@ -32,27 +33,32 @@ struct SiteFallbackTests {
 
         try folder.write("src,out,size,format\nsite/images/logo.png,logo.png,320,png\n", to: "rows.csv")
         var rows: [String: Data] = [:]
-        for level in ["4", "6", "9"] {
-            let render = try await CLIRunner.run(["rows.csv", "--out", "level\(level)", "--no-cache", "--no-config",
-                                                  "--placeholders", "none", "--png-compression", level], in: folder.url)
+        for (name, flags) in [("4", ["--png-compression", "4"]), ("6", ["--png-compression", "6", "--png-filter", "none"]),
+                              ("9", ["--png-compression", "9"]), ("site", ["--png-compression", "2", "--png-filter", "sub"]),
+                              ("adaptive", ["--png-filter", "adaptive"])] {
+            let render = try await CLIRunner.run(["rows.csv", "--out", name, "--no-cache", "--no-config",
+                                                  "--placeholders", "none"] + flags, in: folder.url)
             #expect(render.status == 0, "\(render.stderr)")
-            rows[level] = try Data(contentsOf: folder.file("level\(level)/logo.png"))
+            rows[name] = try Data(contentsOf: folder.file("\(name)/logo.png"))
         }
         let byDefault = try await CLIRunner.run(["rows.csv", "--out", "default", "--no-cache", "--no-config"],
                                                 in: folder.url)
         #expect(byDefault.status == 0, "\(byDefault.stderr)")
         #expect(try Data(contentsOf: folder.file("default/logo.png")) == rows["6"], "render's default is level 6")
 
-        #expect(try fallback("site") == rows["4"])
+        #expect(try fallback("site") == rows["site"])
         #expect(try fallback("plain") == rows["6"], "with --formats none the PNG is every browser's image")
-        // Each level packs the same pixels into other bytes.
-        #expect(rows["4"] != rows["6"] && rows["6"] != rows["9"] && rows["4"] != rows["9"])
-        let pixels = try ["4", "6", "9"].map { try LosslessMetadataTests.pixels(rows[$0]!, as: "png") }
+        // Each level and filter packs the same pixels into other bytes.
+        let packings = ["4", "6", "9", "site", "adaptive"].map { rows[$0]! }
+        #expect(Set(packings).count == packings.count)
+        let pixels = try packings.map { try LosslessMetadataTests.pixels($0, as: "png") }
         #expect(pixels.allSatisfy { $0.bands == 4 && $0.pixels == pixels[0].pixels })
 
         let refused = try await CLIRunner.run(["rows.csv", "--out", "bad", "--no-cache", "--png-compression", "10"],
                                               in: folder.url)
         #expect(refused.status == 2 && refused.stderr.contains("--png-compression must be from 0 to 9"), "\(refused.stderr)")
+        let unknown = try await CLIRunner.run(["rows.csv", "--out", "bad", "--no-cache", "--png-filter", "best"], in: folder.url)
+        #expect(unknown.status == 2 && unknown.stderr.contains("--png-filter"), "\(unknown.stderr)")
     }
 
     @Test("A JPEG XL image is made responsive like any other: a WebP source and a JPEG fallback, its size from its header")

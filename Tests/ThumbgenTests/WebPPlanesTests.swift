@@ -187,7 +187,7 @@ extension VipsImageRef {
     fileprivate func encodedPNG() throws -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard tg_pngsave_buffer(pointer, &buffer, &length, 1, 0, 100) == 0, let buffer else {
+        guard tg_pngsave_buffer(pointer, &buffer, &length, 1, Int32(VIPS_FOREIGN_PNG_FILTER_NONE.rawValue), 0, 100) == 0, let buffer else {
             throw FixtureError("pngsave")
         }
         defer { g_free(buffer) }

@@ -109,7 +109,8 @@ struct ImageEncoder: Sendable {
         switch format {
         case .jpeg: return .jpeg(quality: quality, progressive: options.jpegProgressive,
                                  noSubsampling: options.jpegNoSubsampling)
-        case .png: return .png(compression: options.pngCompression, palette: options.pngPalette, quality: quality)
+        case .png: return .png(compression: options.pngCompression, filter: options.pngFilter,
+                               palette: options.pngPalette, quality: quality)
         case .webp:
             // Near-lossless takes its level where the quality would go.
             return .webp(quality: options.webpNearLossless ?? quality, effort: options.webpEffort,

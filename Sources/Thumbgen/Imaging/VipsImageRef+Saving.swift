@@ -7,8 +7,9 @@ import Foundation
 enum VipsSaver: Sendable, Equatable {
     /// Optimised Huffman tables; `progressive` interlaces; `noSubsampling` keeps chroma 4:4:4.
     case jpeg(quality: Int, progressive: Bool, noSubsampling: Bool)
-    /// zlib `compression` 0–9; `palette` quantises to at most 256 colours, steered by `quality`.
-    case png(compression: Int, palette: Bool, quality: Int)
+    /// zlib `compression` 0–9 after the row `filter`; `palette` quantises to at most 256
+    /// colours, steered by `quality`.
+    case png(compression: Int, filter: PNGFilter, palette: Bool, quality: Int)
     /// WebP, lossy unless `lossless` or `nearLossless` (which preprocesses at level `quality`);
     /// an image with a `page-height` is saved as an animation.
     case webp(quality: Int, effort: Int, lossless: Bool, nearLossless: Bool)
@@ -43,9 +44,9 @@ extension VipsImageRef {
         case .jpeg(let quality, let progressive, let noSubsampling):
             status = tg_jpegsave_buffer(pointer, &buffer, &length, Int32(quality), progressive ? 1 : 0,
                                         noSubsampling ? 1 : 0)
-        case .png(let compression, let palette, let quality):
-            status = tg_pngsave_buffer(pointer, &buffer, &length, Int32(compression), palette ? 1 : 0,
-                                       Int32(quality))
+        case .png(let compression, let filter, let palette, let quality):
+            status = tg_pngsave_buffer(pointer, &buffer, &length, Int32(compression), filter.vipsFlags,
+                                       palette ? 1 : 0, Int32(quality))
         case .webp(let quality, let effort, let lossless, let nearLossless):
             status = tg_webpsave_buffer(pointer, &buffer, &length, Int32(quality), Int32(effort), lossless ? 1 : 0,
                                         nearLossless ? 1 : 0)
@@ -82,5 +83,20 @@ extension VipsImageRef {
             throw .libvips(operation: operation, message: VipsErrorBuffer.take())
         }
         return Data(bytesNoCopy: buffer, count: length, deallocator: .free)
+    }
+}
+
+extension PNGFilter {
+    /// libvips' `VipsForeignPngFilter` flags for the filter.
+    var vipsFlags: Int32 {
+        let flags: VipsForeignPngFilter = switch self {
+        case .none: VIPS_FOREIGN_PNG_FILTER_NONE
+        case .sub: VIPS_FOREIGN_PNG_FILTER_SUB
+        case .up: VIPS_FOREIGN_PNG_FILTER_UP
+        case .average: VIPS_FOREIGN_PNG_FILTER_AVG
+        case .paeth: VIPS_FOREIGN_PNG_FILTER_PAETH
+        case .adaptive: VIPS_FOREIGN_PNG_FILTER_ALL
+        }
+        return Int32(bitPattern: flags.rawValue)
     }
 }

@@ -9,6 +9,8 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
     /// PNG: zlib's level, 0 (none, fastest) to 9 (smallest) (`--png-compression`); libvips'
     /// and sharp's 6 by default.
     public var pngCompression = 6
+    /// PNG: the row filter before zlib (`--png-filter`); none by default, as libvips and sharp.
+    public var pngFilter = PNGFilter.none
     /// WebP encoder effort 0–6 (`--webp-effort`): higher is smaller and slower.
     public var webpEffort = 4
     /// AVIF encoder effort 0–9 (`--avif-effort`): higher is smaller and slower.
@@ -61,11 +63,12 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
             + pngEffort
     }
 
-    /// The key text of the PNG level when not the default. Not among `extras`: like an effort,
+    /// The key text of the PNG level and filter when not the defaults. Not among `extras`: like an effort,
     /// it changes the bytes but not the look, so a PNG that needs no change may still pass
     /// through as it is.
     private var pngEffort: String {
-        pngCompression == Self().pngCompression ? "" : ",pc=\(pngCompression)"
+        (pngCompression == Self().pngCompression ? "" : ",pc=\(pngCompression)")
+            + (pngFilter == Self().pngFilter ? "" : ",pf=\(pngFilter.rawValue)")
     }
 
     /// The key text of `format`'s flags that are not at their default ("" when none is).
@@ -94,4 +97,21 @@ public struct EncodingOptions: Sendable, Equatable, Hashable, Codable {
         default: false
         }
     }
+}
+
+/// The row filter a PNG's rows go through before zlib (libvips' `filter`): each row stored as
+/// its difference to a neighbour, which makes a photograph's rows smaller and faster to pack.
+public enum PNGFilter: String, Sendable, Equatable, Hashable, Codable, CaseIterable {
+    /// Rows as they are (libvips' and sharp's default).
+    case none
+    /// Each pixel less the one to its left.
+    case sub
+    /// Each pixel less the one above.
+    case up
+    /// Each pixel less the mean of left and above.
+    case average
+    /// Each pixel less Paeth's predictor.
+    case paeth
+    /// Each row the filter that packs it best (sharp's `adaptiveFiltering`).
+    case adaptive
 }

@@ -33,7 +33,10 @@ public struct SiteSettings: Sendable, Equatable {
     /// The zlib level of the PNG fallbacks (images with alpha) unless `--png-compression` says
     /// otherwise: a fallback is fetched only by a browser without the `<source>` formats, so
     /// its encode time weighs more than its bytes (docs/site.md has the measured levels).
-    public static let fallbackPNGCompression = 4
+    public static let fallbackPNGCompression = 2
+    /// The row filter of the PNG fallbacks unless `--png-filter` says otherwise (measured
+    /// beside the level, docs/site.md).
+    public static let fallbackPNGFilter = PNGFilter.sub
 
     /// The formats `<source>` elements may have.
     public static let modernFormats: Set<String> = ["webp", "avif", "jxl"]

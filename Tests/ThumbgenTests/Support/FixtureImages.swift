@@ -81,7 +81,7 @@ struct RawImage: Sendable {
         let q = Int32(quality)
         switch format {
         case .jpeg: status = tg_jpegsave_buffer(image, &buffer, &length, q, 0, 0)
-        case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression), 0, 100)
+        case .png: status = tg_pngsave_buffer(image, &buffer, &length, Int32(pngCompression), Int32(VIPS_FOREIGN_PNG_FILTER_NONE.rawValue), 0, 100)
         case .webp: status = tg_webpsave_buffer(image, &buffer, &length, q, 4, 0, 0)
         case .avif: status = tg_avifsave_buffer(image, &buffer, &length, q, 2, 0, 1)
         case .jxl: status = tg_jxlsave_buffer(image, &buffer, &length, q, 3, 0)
@@ -214,7 +214,7 @@ extension RawImage {
         defer { tg_unref(large) }
         var buffer: UnsafeMutableRawPointer?
         var length = 0
-        guard tg_pngsave_buffer(large, &buffer, &length, Int32(compression), 0, 100) == 0, let buffer else {
+        guard tg_pngsave_buffer(large, &buffer, &length, Int32(compression), Int32(VIPS_FOREIGN_PNG_FILTER_NONE.rawValue), 0, 100) == 0, let buffer else {
             throw FixtureError("saving a large PNG fixture")
         }
         defer { g_free(buffer) }
