@@ -13,17 +13,27 @@ extension SourceFacts {
         let codestream: ArraySlice<UInt8>
         if bytes.starts(with: jxlSignature) {
             codestream = bytes[2...]
-        } else if bytes.starts(with: jxlContainer), let found = jxlCodestream(bytes) {
-            guard found.starts(with: jxlSignature) else { return nil }
-            codestream = found.dropFirst(2)
+        } else if bytes.starts(with: jxlContainer) {
+            // The first `jxlc` box's contents, or the first `jxlp` box's after its 4-byte index.
+            guard let box = isoBoxes(bytes, 0..<bytes.count, keepingCut: true)
+                .first(where: { $0.type == "jxlc" || $0.type == "jxlp" }) else { return nil }
+            let start = box.body.lowerBound + (box.type == "jxlp" ? 4 : 0)
+            guard start <= box.body.upperBound, bytes[start..<box.body.upperBound].starts(with: jxlSignature) else { return nil }
+            codestream = bytes[(start + 2)..<box.body.upperBound]
         } else {
             return nil
         }
         var bits = BitReader(codestream)
         guard let (width, height) = jxlSize(&bits), let allDefault = bits.flag() else { return nil }
-        if allDefault { return SourceFacts(width: width, height: height, hasAlpha: false, animated: false) }
-        guard let extraFields = bits.flag() else { return nil }
         var orientation = 1
+        /// The facts, the size turned by an orientation of 5 to 8.
+        func facts(alpha: Bool, animated: Bool = false) -> SourceFacts {
+            let turned = orientation >= 5
+            return SourceFacts(width: turned ? height : width, height: turned ? width : height, hasAlpha: alpha,
+                               animated: animated)
+        }
+        if allDefault { return facts(alpha: false) }
+        guard let extraFields = bits.flag() else { return nil }
         if extraFields {
             guard let stored = bits.read(3), let hasIntrinsic = bits.flag() else { return nil }
             orientation = stored + 1
@@ -31,10 +41,8 @@ extension SourceFacts {
             guard let hasPreview = bits.flag() else { return nil }
             if hasPreview { guard jxlPreviewSize(&bits) else { return nil } }
             guard let animated = bits.flag() else { return nil }
-            let (w, h) = orientation >= 5 ? (height, width) : (width, height)
-            if animated { return SourceFacts(width: w, height: h, hasAlpha: false, animated: true) }
+            if animated { return facts(alpha: false, animated: true) }
         }
-        let (w, h) = orientation >= 5 ? (height, width) : (width, height)
         // BitDepth, then whether 16-bit buffers suffice, then the extra channels.
         guard let float = bits.flag(),
               (float ? bits.u32(.value(32), .value(16), .value(24), .bits(6, 1))
@@ -42,39 +50,13 @@ extension SourceFacts {
               !float || bits.read(4) != nil,
               bits.flag() != nil,
               let channels = bits.u32(.value(0), .value(1), .bits(4, 2), .bits(12, 1)) else { return nil }
-        guard channels > 0 else { return SourceFacts(width: w, height: h, hasAlpha: false, animated: false) }
+        guard channels > 0 else { return facts(alpha: false) }
         // The first extra channel: all defaults is alpha; else its type, 0 being alpha.
         guard let defaultChannel = bits.flag() else { return nil }
-        if defaultChannel { return SourceFacts(width: w, height: h, hasAlpha: true, animated: false) }
+        if defaultChannel { return facts(alpha: true) }
         guard let type = bits.u32(.value(0), .value(1), .bits(4, 2), .bits(6, 18)) else { return nil }
-        if type == 0 { return SourceFacts(width: w, height: h, hasAlpha: true, animated: false) }
-        return channels == 1 ? SourceFacts(width: w, height: h, hasAlpha: false, animated: false) : nil
-    }
-
-    /// The codestream in a container: the first `jxlc` box's contents, or the first `jxlp`
-    /// box's after its 4-byte index (the codestream's start).
-    private static func jxlCodestream(_ b: [UInt8]) -> ArraySlice<UInt8>? {
-        var at = 0
-        while at + 8 <= b.count {
-            var size = Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3])
-            var header = 8
-            if size == 1 {
-                guard at + 16 <= b.count, b[(at + 8)..<(at + 12)].allSatisfy({ $0 == 0 }) else { return nil }
-                size = b[(at + 12)..<(at + 16)].reduce(0) { $0 << 8 | Int($1) }
-                header = 16
-            }
-            let type = String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self)
-            let end = size == 0 ? b.count : min(at + size, b.count)
-            guard size == 0 || size >= header else { return nil }
-            switch type {
-            case "jxlc": return b[(at + header)..<end]
-            case "jxlp": return at + header + 4 <= end ? b[(at + header + 4)..<end] : nil
-            default: break
-            }
-            guard size != 0 else { return nil }
-            at += size
-        }
-        return nil
+        if type == 0 { return facts(alpha: true) }
+        return channels == 1 ? facts(alpha: false) : nil
     }
 
     /// A `SizeHeader`: width and height in pixels.

@@ -57,24 +57,7 @@ extension SourceFacts {
     static func heif(_ b: [UInt8]) -> SourceFacts? {
         func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
         func u16(_ at: Int) -> Int { Int(b[at]) << 8 | Int(b[at + 1]) }
-        /// The boxes in `range`: type and the range of their contents.
-        func boxes(_ range: Range<Int>) -> [(type: String, body: Range<Int>)] {
-            var found: [(String, Range<Int>)] = []
-            var at = range.lowerBound
-            while at + 8 <= range.upperBound {
-                var size = u32(at), header = 8
-                if size == 1, at + 16 <= range.upperBound {
-                    size = u32(at + 12)  // a 64-bit size: its low half (metadata boxes are small)
-                    header = 16
-                } else if size == 0 {
-                    size = range.upperBound - at
-                }
-                guard size >= header, at + size <= range.upperBound else { break }
-                found.append((String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self), (at + header)..<(at + size)))
-                at += size
-            }
-            return found
-        }
+        func boxes(_ range: Range<Int>) -> [(type: String, body: Range<Int>)] { isoBoxes(b, range) }
         let top = boxes(0..<b.count)
         guard let ftyp = top.first(where: { $0.type == "ftyp" }), ftyp.body.count >= 8 else { return nil }
         let brands = stride(from: ftyp.body.lowerBound, to: ftyp.body.upperBound - 3, by: 4).map {
@@ -137,5 +120,35 @@ extension SourceFacts {
         let sequence = brands.contains { ["avis", "msf1", "hevs"].contains($0) }
         return SourceFacts(width: turned ? height : width, height: turned ? width : height, hasAlpha: alpha,
                            animated: sequence)
+    }
+
+    /// The ISOBMFF boxes in `range` of `b` (HEIF's container, JPEG XL's): each one's type and
+    /// the range of its contents. A box running past `range` ends the list, unless `keepingCut`:
+    /// then it is the last, its contents cut where `range` ends (a codestream longer than what
+    /// was read). Every read is bounded by `range`.
+    static func isoBoxes(_ b: [UInt8], _ range: Range<Int>, keepingCut: Bool = false) -> [(type: String, body: Range<Int>)] {
+        func u32(_ at: Int) -> Int { Int(b[at]) << 24 | Int(b[at + 1]) << 16 | Int(b[at + 2]) << 8 | Int(b[at + 3]) }
+        var found: [(String, Range<Int>)] = []
+        var at = range.lowerBound
+        while at + 8 <= range.upperBound {
+            var size = u32(at), header = 8
+            if size == 1 {
+                guard at + 16 <= range.upperBound else { break }
+                // A 64-bit size: one of 4 GiB or more runs past anything read here.
+                size = u32(at + 8) != 0 ? Int.max : u32(at + 12)
+                header = 16
+            } else if size == 0 {
+                size = range.upperBound - at
+            }
+            guard size >= header else { break }
+            let type = String(decoding: b[(at + 4)..<(at + 8)], as: UTF8.self)
+            guard size <= range.upperBound - at else {
+                if keepingCut, at + header <= range.upperBound { found.append((type, (at + header)..<range.upperBound)) }
+                break
+            }
+            found.append((type, (at + header)..<(at + size)))
+            at += size
+        }
+        return found
     }
 }
