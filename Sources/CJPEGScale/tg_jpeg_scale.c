@@ -181,7 +181,17 @@ static int block_stays_inside(const long *values) {
     return 1;
 }
 
+// Built for AVX2 too, picked when the library loads, as `CResample`'s loops are: the bound
+// runs over every block of a source, and baseline x86-64 has no 32-bit multiply (SSE2 makes
+// one of four shuffles and two 64-bit multiplies). Integer sums, so both decide alike.
+#if defined(__x86_64__) && defined(__linux__)
+#define TG_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define TG_VECTOR_CLONES
+#endif
+
 // Whether every block of `count` keeps libjpeg's SIMD IDCTs and the C ones together.
+TG_VECTOR_CLONES
 static int within_limit(const JCOEF *blocks, size_t count, const Multiplier *quantisers) {
     static const int32_t weights[DCTSIZE2] = {
         2, 3, 3, 3, 3, 3, 3, 3,

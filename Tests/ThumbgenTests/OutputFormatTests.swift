@@ -20,6 +20,18 @@ struct OutputFormatTests {
         #expect(OutputFormat(storedCode: 200) == nil)
     }
 
+    @Test("A libvips loader's name gives the format it reads, with or without its source or buffer suffix")
+    func loaderNames() {
+        let named: [(String, OutputFormat?)] = [
+            ("jpegload", .jpeg), ("jpegload_source", .jpeg), ("jpegload_buffer", .jpeg), ("pngload_source", .png),
+            ("webpload", .webp), ("heifload_buffer", .avif), ("jxlload_source", .jxl), ("gifload", .gif),
+            ("tiffload", .tiff), ("svgload", nil), ("magickload_buffer", nil), ("jpeg", nil), ("", nil), ("load", nil),
+        ]
+        for (loader, format) in named {
+            #expect(OutputFormat(loader: loader) == format, "\(loader)")
+        }
+    }
+
     @Test("Each writable format is what its bytes say, and what the report says")
     func magicBytes() async throws {
         let space = try Workspace()
