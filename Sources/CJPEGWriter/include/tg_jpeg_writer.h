@@ -27,4 +27,15 @@
 /// reason in libvips' error buffer.
 int tg_jpeg_write(void *image, int quality, int progressive, int no_subsample, void **out, size_t *length);
 
+/// Builds libjpeg's optimal Huffman table for `counts` (257 entries, the last one the
+/// pseudo-symbol's, overwritten as libjpeg does) into `bits` (17 entries, index 0 unused) and
+/// `huffval` (256), with thumbgen's function (`library` zero) or libjpeg-turbo's own, found in
+/// the loaded library by name (`library` non-zero). Returns 0, or -1 when libjpeg's own cannot
+/// be found or the table cannot be built. For tests: encoders reach the function through libjpeg.
+int tg_jpeg_huffman_table(long counts[257], unsigned char bits[17], unsigned char huffval[256], int library);
+
+/// How many tables thumbgen's function has built in this process: a test's proof that
+/// libjpeg's encoders call it.
+unsigned long tg_jpeg_huffman_tables_built(void);
+
 #endif
