@@ -1066,9 +1066,35 @@ def set_aside(folder, bench_dir):
         folder.rename(trash / f"{folder.name}-{time.monotonic_ns()}")
 
 
+# How long ext4 without a journal passes over a freed inode when it allocates (fs/ext4/ialloc.c,
+# recently_deleted: 60 s, and 300 s more while the inode's table block is not yet written back).
+FREED_INODES_SKIPPED_S = 360
+
+
+def trash_emptied_stamp(bench_dir):
+    return bench_dir / "trash-emptied"
+
+
 def empty_trash(bench_dir):
-    """Deletes what set_aside moved away: at the end of the benchmark, never between runs."""
-    shutil.rmtree(trash_folder(bench_dir), ignore_errors=True)
+    """Deletes what set_aside moved away: at the end of the benchmark, never between runs; the
+    time is kept, so that the next benchmark waits for ext4 to stop skipping those inodes."""
+    if trash_folder(bench_dir).exists():
+        shutil.rmtree(trash_folder(bench_dir), ignore_errors=True)
+        trash_emptied_stamp(bench_dir).touch()
+
+
+def wait_for_freed_inodes(bench_dir):
+    """Waits until the inodes the last emptied trash freed are allocated at full speed again:
+    a benchmark started right after another one (or after an interrupted one's trash was
+    emptied) would otherwise charge every file its first rounds create, the most to whoever
+    creates the most (a ten-size cold run: 40% of its cycles in the allocator, measured)."""
+    stamp = trash_emptied_stamp(bench_dir)
+    if not stamp.exists():
+        return
+    left = FREED_INODES_SKIPPED_S - (time.time() - stamp.stat().st_mtime)
+    if left > 0:
+        print(f"bench: waiting {left:.0f} s for the inodes the last benchmark freed (see set_aside)", flush=True)
+        time.sleep(left)
 
 
 def with_baseline_twins(contenders, baseline):
@@ -1119,9 +1145,9 @@ def run_benchmark(args):
     logdir = bench_dir / "logs"
     logdir.mkdir(exist_ok=True)
     if trash_folder(bench_dir).exists():
-        print("bench: emptying the trash an interrupted benchmark left; the first round may run "
-              "slow while ext4 still skips the inodes it freed (see set_aside)")
+        print("bench: emptying the trash an interrupted benchmark left (see set_aside)")
         empty_trash(bench_dir)
+    wait_for_freed_inodes(bench_dir)
     for old in logdir.glob("*-r*-p*.*"):
         old.unlink()   # a previous run's logs would mislead
     problems = 0
