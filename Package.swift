@@ -5,7 +5,7 @@ import PackageDescription
 /// (`thumbgen`) over it; libvips, libcurl, SQLite and gumbo (an HTML5 parser) are reached only through the
 /// `CVips`, `CCurl`, `CSQLite` and `CGumbo` system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
 /// four C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
-/// libjpeg's setjmp errors, `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
+/// libjpeg's setjmp errors (and libjpeg's optimal Huffman tables, built faster), `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
 /// scale made from it (libjpeg's own reduced IDCTs, which only C can call), `CWebPScale`,
 /// one decode of a lossy WebP shared by every size made from it (an area average per size, a
 /// loop Swift would run slower), and `CResample`, libvips 8.14's downsizing of pixels in
