@@ -70,6 +70,7 @@ struct HuffmanTableTests {
         cases.append([Int](repeating: 1, count: 256))                    // all 256, equal
         cases.append((0..<256).map { $0 == 0 ? 1_000 : 1 })              // 256 codes of 9 bits
         cases.append((0..<256).map { $0 < 2 ? 1_100_000_000 : $0 })      // counts past libjpeg's ceiling
+        cases.append((0..<256).map { $0 < 30 ? 1 << $0 : 0 })            // the deepest tree below the ceiling (30 levels)
         var longest = 0
         for (index, counts) in cases.enumerated() {
             let mine = try Self.table(counts, library: false)
