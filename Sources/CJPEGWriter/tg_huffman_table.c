@@ -10,8 +10,8 @@
 // least count, the larger symbol among equal counts, the pseudo-symbol 256 with a count of 1,
 // the limit of 16 bits); this one searches only the symbols still in use and orders them by
 // one counting pass, so the tables, and the files, are libjpeg's own, bit for bit
-// (`HuffmanTableTests` compares every field with the library's function over real and made
-// counts).
+// (`HuffmanTableTests` compares every field with the library's function over counts shaped as
+// images' are and as they are not; the corpora's outputs were compared byte for byte).
 //
 // libjpeg-turbo calls the function through its procedure linkage table, so a definition in the
 // executable takes its place in every encoder of the process (thumbgen's writer and libvips'
