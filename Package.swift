@@ -4,12 +4,14 @@ import PackageDescription
 /// thumbgen: a batch thumbnailer. A library (`Thumbgen`, the pipeline) and a thin CLI
 /// (`thumbgen`) over it; libvips, libcurl, SQLite and gumbo (an HTML5 parser) are reached only through the
 /// `CVips`, `CCurl`, `CSQLite` and `CGumbo` system libraries, and the Linux calls Swift cannot make (prctl, seccomp) through `CSystem`;
-/// four C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
+/// five C targets hold the only C source files: `CJPEGWriter`, a JPEG writer that needs
 /// libjpeg's setjmp errors (and libjpeg's optimal Huffman tables, built faster), `CJPEGScale`, one entropy decode of a JPEG shared by every DCT
 /// scale made from it (libjpeg's own reduced IDCTs, which only C can call), `CWebPScale`,
 /// one decode of a lossy WebP shared by every size made from it (an area average per size, a
-/// loop Swift would run slower), and `CResample`, libvips 8.14's downsizing of pixels in
-/// memory with its exact arithmetic but without building its operations.
+/// loop Swift would run slower), `CPNGDecode`, a PNG's pixels inflated whole by libdeflate
+/// (which libvips loads already, through libtiff) with its row filters undone in vector code,
+/// and `CResample`, libvips 8.14's downsizing of pixels in memory with its exact arithmetic
+/// but without building its operations.
 let package = Package(
     name: "thumbgen",
     platforms: [.macOS(.v15)],
@@ -62,6 +64,10 @@ let package = Package(
             linkerSettings: [.linkedLibrary("webp")]
         ),
         .target(
+            name: "CPNGDecode",
+            linkerSettings: [.linkedLibrary("deflate")]
+        ),
+        .target(
             name: "Thumbgen",
             dependencies: [
                 "CVips",
@@ -69,6 +75,7 @@ let package = Package(
                 "CJPEGScale",
                 "CResample",
                 "CWebPScale",
+                "CPNGDecode",
                 "CCurl",
                 "CSystem",
                 "CSQLite",
@@ -91,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ThumbgenTests",
-            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter", "CJPEGScale", "CWebPScale"],
+            dependencies: ["Thumbgen", "CVips", "CSystem", "CJPEGWriter", "CJPEGScale", "CWebPScale", "CPNGDecode"],
             exclude: ["Support/fault_server.py", "Support/moto_server.py"]
         ),
     ]

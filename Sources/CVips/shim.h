@@ -8,6 +8,7 @@
 #ifndef THUMBGEN_CVIPS_SHIM_H
 #define THUMBGEN_CVIPS_SHIM_H
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <vips/vips.h>
@@ -73,6 +74,35 @@ static inline VipsImage *tg_image_for_pixels(int width, int height, int bands, V
         g_object_unref(out);
         return NULL;
     }
+    vips_image_map(like, tg_copy_metadata_item, out);
+    return out;
+}
+
+static inline void tg_free_pixels(VipsImage *image, void *pixels) {
+    (void) image;
+    free(pixels);
+}
+
+/// An image in memory over `pixels`, `width` × `height` interleaved 8-bit pixels of `bands`
+/// bands from `malloc`, which the image frees when it closes, carrying `like`'s metadata as
+/// `tg_image_for_pixels` does (for a decode made outside libvips, without copying it); NULL on
+/// failure, the pixels freed.
+static inline VipsImage *tg_image_over_pixels(unsigned char *pixels, int width, int height, int bands,
+                                              VipsImage *like) {
+    if (width < 1 || height < 1 || bands < 1) {
+        free(pixels);
+        return NULL;
+    }
+    VipsImage *out = vips_image_new_from_memory(pixels, (size_t) width * (size_t) height * (size_t) bands,
+                                                width, height, bands, VIPS_FORMAT_UCHAR);
+    if (!out) {
+        free(pixels);
+        return NULL;
+    }
+    g_signal_connect(out, "postclose", G_CALLBACK(tg_free_pixels), pixels);
+    out->Type = bands < 3 ? VIPS_INTERPRETATION_B_W : VIPS_INTERPRETATION_sRGB;
+    out->Xres = like->Xres;
+    out->Yres = like->Yres;
     vips_image_map(like, tg_copy_metadata_item, out);
     return out;
 }

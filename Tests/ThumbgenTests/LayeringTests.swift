@@ -14,13 +14,15 @@ struct LayeringTests {
     /// `curlSymbols`' business, the Linux ones, `tg_sys_`, `systemSymbols`', the WebP planes,
     /// `webpSymbols`', and the JPEG coefficients, `jpegScaleSymbols`') and the GLib calls that
     /// free what libvips hands out; `CJPEGWriter`, which writes libvips images.
-    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_|sqlite_|gumbo_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
+    static let vipsSymbols = #"vips_|tg_(?!curl_|sys_|webp_|jpeg_coefficients_|png_|sqlite_|gumbo_)[a-z]|VIPS_|g_free|g_object|import CJPEGWriter"#
     /// `CSystem`: its module and its shims.
     static let systemSymbols = #"import CSystem|tg_sys_"#
     /// `CWebPScale`: its module and its functions.
     static let webpSymbols = #"import CWebPScale|tg_webp_|tg_area_"#
     /// `CJPEGScale`: its module and its functions.
     static let jpegScaleSymbols = #"import CJPEGScale|tg_jpeg_coefficients_"#
+    /// `CPNGDecode`: its module and its functions.
+    static let pngSymbols = #"import CPNGDecode|tg_png_"#
     /// `CResample`: its module and its functions.
     static let resampleSymbols = #"import CResample|tg_resample_"#
     /// `CSQLite`: its module, SQLite's functions and constants, and the shim.
@@ -124,6 +126,7 @@ struct LayeringTests {
     static let ownedTargets: [(name: String, symbols: String, owner: String)] = [
         ("CWebPScale", webpSymbols, "Imaging/WebPPlanes.swift"),
         ("CJPEGScale", jpegScaleSymbols, "Imaging/JPEGCoefficients.swift"),
+        ("CPNGDecode", pngSymbols, "Imaging/PNGPixels.swift"),
         ("CResample", resampleSymbols, "Imaging/VipsImageRef+Resample.swift"),
         ("CSQLite", sqliteSymbols, "Caching/Store/IndexDatabase.swift"),
         ("CGumbo", gumboSymbols, "Site/HTMLScan.swift"),

@@ -135,6 +135,14 @@ struct SourceDecoder: Sendable {
                 image = try VipsImageRef.loadWebP(path: path, scale: scale, allFrames: allFrames, page: page,
                                                   access: access, strictness: strictness)
             }
+        case "pngload" where access == .sequential && !allFrames:
+            // Decoded whole by thumbgen's own reader where it takes the file (`PNGPixels`):
+            // the pixels `pngload` would stream, resampled as that stream would have been.
+            if let pixels = PNGPixels.image(path: path, like: source.image) {
+                image = pixels
+                isInMemory = true
+                resampleStrip = VipsImageRef.sequentialReduceStrip
+            }
         case "heifload" where ShrinkOnLoad.heifUsesThumbnail(
             requiredScale: requiredScale, thumbnailScale: source.heifThumbnailScale):
             image = try VipsImageRef.loadHEIFThumbnail(path: path, page: page, access: access, strictness: strictness)

@@ -83,6 +83,16 @@ extension VipsImageRef {
         return image
     }
 
+    /// An image over `pixels`, `width` × `height` interleaved 8-bit pixels of `bands` bands
+    /// from `malloc` (a decode made outside libvips), which the image takes and frees when it
+    /// closes, with the metadata of `source` (the file's header image); nil when libvips
+    /// cannot make it (the pixels freed).
+    static func over(pixels: UnsafeMutablePointer<UInt8>, width: Int, height: Int, bands: Int,
+                     like source: VipsImageRef) -> VipsImageRef? {
+        tg_image_over_pixels(pixels, Int32(width), Int32(height), Int32(bands), source.pointer)
+            .map { VipsImageRef(owning: $0) }
+    }
+
     /// Opens the embedded thumbnail of a HEIF's image `page` (counted from 1; the image itself
     /// when it has none).
     static func loadHEIFThumbnail(path: String, page: Int = 1, access: Access, strictness: DecodeStrictness)
