@@ -94,12 +94,13 @@ struct OutputKey: Sendable, Equatable {
     /// a few recipes (one per size), and comparing a spec costs less than hashing it and
     /// taking the run's lock, which every planning thread wanted for every row.
     struct RecentRecipes {
-        private var entries = RecentValues<RecipeMemo, String>(capacity: 8)
+        private var entries = RecentValues<RecipeMemo, String>(capacity: 16)
 
         /// The lines of `memo`'s recipe, if met lately.
         func text(for memo: RecipeMemo) -> String? { entries.value(for: memo) }
 
-        /// Remembers `text` as `memo`'s lines, forgetting the oldest of more than eight.
+        /// Remembers `text` as `memo`'s lines, forgetting the oldest of more than sixteen (ten
+        /// sizes in turn missed eight on every row).
         mutating func note(_ memo: RecipeMemo, _ text: String) { entries.note(memo, text) }
     }
 

@@ -18,9 +18,9 @@ public struct RowParser: Sendable {
     /// The query parameters dropped from a URL source's identity in the cache
     /// (`--ignore-query`); nil keeps every URL whole.
     public var queryFilter: QueryFilter?
-    /// The `out` templates lately found valid: a manifest uses one, or one per size, and
+    /// The `out` templates found valid: a manifest uses one, or one per size and folder, and
     /// checking one again cost as much as the rest of the row's parsing.
-    private let validTemplates = Recent(RecentValues<String, Bool>(capacity: 32))
+    private let validTemplates = Recent(KnownValues<String, Bool>(capacity: 4096))
     /// The recipes lately parsed, by their cells (`RowParser+Spec.swift`).
     private let recentSpecs = Recent(RecentValues<SpecCells, ThumbnailSpec>(capacity: 32))
     /// The last `src` resolved, and where it led: rows of one source (its sizes) are usually

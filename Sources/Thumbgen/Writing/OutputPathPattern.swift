@@ -141,7 +141,7 @@ final class OutputPathPatternMemo: Sendable {
     }
 
     private let last = Mutex<Last?>(nil)
-    private let parsed = Mutex(RecentValues<String, OutputPathPattern.ParsedTemplate>(capacity: 32))
+    private let parsed = Mutex(KnownValues<String, OutputPathPattern.ParsedTemplate>(capacity: 4096))
 
     /// `OutputPathPattern(template:name:fit:row:)` for a row of `source` (its `stem` is the
     /// name), from the last one made when it serves.
