@@ -97,7 +97,7 @@ struct OutputKey: Sendable, Equatable {
         private var entries = RecentValues<RecipeMemo, String>(capacity: 16)
 
         /// The lines of `memo`'s recipe, if met lately.
-        func text(for memo: RecipeMemo) -> String? { entries.value(for: memo) }
+        mutating func text(for memo: RecipeMemo) -> String? { entries.value(for: memo) }
 
         /// Remembers `text` as `memo`'s lines, forgetting the oldest of more than sixteen (ten
         /// sizes in turn missed eight on every row).

@@ -87,10 +87,14 @@ extension Pipeline {
         guard let batch else { return false }
         let settlements = Settlements()
         var memo = LocalSourceMemo()
+        // The recipes a planning thread met outlive its batch: a batch is one source's rows,
+        // one per recipe, and a memo new for each batch missed on every row.
+        memo.recipes = recipeMemos.withLock { $0.popLast() } ?? OutputKey.RecentRecipes()
         for request in batch {
             let plan = RemoteAsking.plan(by: planner) { $0.plan(request, memo: &memo) }
             carryOut(plan, for: request, settling: settlements)
         }
+        recipeMemos.withLock { $0.append(memo.recipes) }
         settle(settlements)
         // The batch's misses are jobs now: their operations go to the queues at once, not at
         // the reader's next flush (up to 50 ms later while it waits at a full gate, which left

@@ -61,6 +61,8 @@ public final class Pipeline: Sendable {
     /// over and not yet taken, and how many work items take them (`Pipeline+Planning.swift`).
     let unplanned = Mutex(UnplannedRows())
     let planQueue = Mutex(PlanQueue())
+    /// The recipe memos of batches planned before, one taken by each batch being planned.
+    let recipeMemos = Mutex<[OutputKey.RecentRecipes]>([])
     /// The source of the row submitted last.
     private let lastSource = Mutex<SourceLocation?>(nil)
     /// The rows' path patterns, for the claims: one source's rows share one.

@@ -21,7 +21,7 @@ public struct SourceLogin: Sendable, Hashable {
     /// the text unchanged and nil when it has none. Read as text, so that a URL too broken to
     /// parse still never shows its password.
     public static func split(_ text: String) -> (shown: String, login: SourceLogin?) {
-        guard text.utf8.contains(UInt8(ascii: "@")), let scheme = text.range(of: "://") else { return (text, nil) }
+        guard text.containsBytes("@"), let scheme = text.range(of: "://") else { return (text, nil) }
         let authorityStart = scheme.upperBound
         let authorityEnd = text[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" })
             ?? text.endIndex

@@ -134,7 +134,7 @@ public struct AtomicFileWriter: Sendable {
     /// killed run's temporary files the first time it is met) and the output's file name.
     private func resolve(_ relativePath: String) throws(Failure) -> (folder: String, fileName: String) {
         // Most outputs sit in `--out` itself: no folder to walk, and the root's sweep is a flag.
-        if !relativePath.utf8.contains(UInt8(ascii: "/")), !relativePath.isEmpty, relativePath != ".",
+        if !relativePath.containsBytes("/"), !relativePath.isEmpty, relativePath != ".",
            relativePath != ".." {
             swept.sweepRootOnce(rootRealPath)
             return (rootRealPath, relativePath)
