@@ -108,17 +108,19 @@ int tg_png_unfilter_row(int filter, const uint8_t *raw, const uint8_t *previous,
         if (filter == 2) filter = 0;
         else if (filter == 4) filter = 1;
     }
+#if defined(__SSE2__)
+    // Sub, Average and Paeth over whole pixels of 3 or 4 bytes in vector code (Average and
+    // Paeth with a row above; the first row's Average is the scalar loop below).
+    if (bpp >= 3 && (filter == 1 || (previous && (filter == 3 || filter == 4)))) {
+        filter_pixels(filter, raw, previous, out, row_bytes, bpp);
+        return 0;
+    }
+#endif
     switch (filter) {
     case 0:
         memmove(out, raw, row_bytes);
         return 0;
     case 1:
-#if defined(__SSE2__)
-        if (bpp >= 3) {
-            filter_pixels(1, raw, previous, out, row_bytes, bpp);
-            return 0;
-        }
-#endif
         memmove(out, raw, step < row_bytes ? step : row_bytes);
         for (size_t i = step; i < row_bytes; i++) out[i] = (uint8_t) (raw[i] + out[i - step]);
         return 0;
@@ -130,24 +132,12 @@ int tg_png_unfilter_row(int filter, const uint8_t *raw, const uint8_t *previous,
             for (size_t i = 0; i < row_bytes; i++) out[i] = (uint8_t) (raw[i] + (i >= step ? out[i - step] >> 1 : 0));
             return 0;
         }
-#if defined(__SSE2__)
-        if (bpp >= 3) {
-            filter_pixels(3, raw, previous, out, row_bytes, bpp);
-            return 0;
-        }
-#endif
         for (size_t i = 0; i < row_bytes; i++) {
             int left = i >= step ? out[i - step] : 0;
             out[i] = (uint8_t) (raw[i] + ((left + previous[i]) >> 1));
         }
         return 0;
     case 4:
-#if defined(__SSE2__)
-        if (bpp >= 3) {
-            filter_pixels(4, raw, previous, out, row_bytes, bpp);
-            return 0;
-        }
-#endif
         for (size_t i = 0; i < row_bytes; i++) {
             int a = i >= step ? out[i - step] : 0, c = i >= step ? previous[i - step] : 0;
             out[i] = (uint8_t) (raw[i] + paeth(a, previous[i], c));

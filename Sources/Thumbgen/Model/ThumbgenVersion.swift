@@ -2,5 +2,5 @@
 /// written (`scripts/package` reads it from here; CHANGELOG.md has an entry for it).
 public enum ThumbgenVersion {
     /// The version string.
-    public static let current = "0.5.1"
+    public static let current = "0.5.2"
 }
