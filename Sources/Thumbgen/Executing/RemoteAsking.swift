@@ -8,8 +8,8 @@ enum RemoteAsking {
     static func plan(by planner: RowPlanner, _ make: (RowPlanner) -> RowPlan) -> RowPlan {
         var plan = make(planner)
         guard plan.action == .askRemote else { return plan }
-        // Copied only to ask: a copy of the planner for every row was a warm row's largest
-        // share of reference counting.
+        // Copied only to ask: a copy for every row retained the planner's cache, journal and
+        // folders for nothing.
         var planner = planner
         while plan.action == .askRemote, let query = plan.remoteQuery, let cache = planner.cache,
               !planner.remoteAsked.contains(query) {
