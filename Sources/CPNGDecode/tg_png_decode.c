@@ -150,6 +150,9 @@ int tg_png_unfilter_row(int filter, const uint8_t *raw, const uint8_t *previous,
 
 // MARK: - Chunks
 
+/// The signature and the IHDR chunk's length, type and data: what `takes_header` reads.
+enum { TG_PNG_HEADER_BYTES = 8 + 8 + 13 };
+
 static inline uint32_t be32(const uint8_t *p) {
     return (uint32_t) p[0] << 24 | (uint32_t) p[1] << 16 | (uint32_t) p[2] << 8 | p[3];
 }
@@ -159,13 +162,35 @@ static int crc_matches(const uint8_t *chunk, uint32_t length) {
     return libdeflate_crc32(0, chunk + 4, (size_t) length + 4) == be32(chunk + 8 + length);
 }
 
+/// Whether the first `size` bytes of a file (at least `TG_PNG_HEADER_BYTES`) are a PNG's
+/// signature and an IHDR this reader takes: 8 bits a sample, deflate, the adaptive filters, no
+/// interlace, grey, grey and alpha, RGB or RGBA; its size and bands set when so.
+static int takes_header(const uint8_t *data, size_t size, int *width, int *height, int *bands) {
+    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (size < TG_PNG_HEADER_BYTES || memcmp(data, signature, 8) != 0) return 0;
+    if (be32(data + 8) != 13 || memcmp(data + 12, "IHDR", 4) != 0) return 0;
+    const uint8_t *h = data + 16;
+    uint32_t w = be32(h), hh = be32(h + 4);
+    if (w == 0 || hh == 0 || w > 0x7fffffffu || hh > 0x7fffffffu) return 0;
+    if (h[8] != 8 || h[10] != 0 || h[11] != 0 || h[12] != 0) return 0;
+    switch (h[9]) {
+    case 0: *bands = 1; break;
+    case 2: *bands = 3; break;
+    case 4: *bands = 2; break;
+    case 6: *bands = 4; break;
+    default: return 0;
+    }
+    *width = (int) w;
+    *height = (int) hh;
+    return 1;
+}
+
 /// The image data of the PNG in `data`: `idat` set to the zlib stream (the one IDAT's data in
 /// the file, or the IDATs' data copied into `*joined`, which the caller frees). 0, or -1 when
 /// the file is not one this reader takes (see the header).
 static int read_chunks(const uint8_t *data, size_t size, int *width, int *height, int *bands,
                        const uint8_t **idat, size_t *idat_size, uint8_t **joined) {
-    static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-    if (size < 8 || memcmp(data, signature, 8) != 0) return -1;
+    if (size < TG_PNG_HEADER_BYTES) return -1;  // the walk below starts past the signature
     size_t offset = 8, first_idat = 0, idats = 0, idat_bytes = 0;
     int seen_ihdr = 0, colour = -1, in_idat = 0, ended_idat = 0, palettes = 0;
     for (;;) {
@@ -176,22 +201,8 @@ static int read_chunks(const uint8_t *data, size_t size, int *width, int *height
         const uint8_t *type = chunk + 4;
         int critical = !(type[0] & 0x20);
         if (!seen_ihdr) {
-            if (memcmp(type, "IHDR", 4) != 0 || length != 13 || !crc_matches(chunk, length)) return -1;
-            const uint8_t *h = chunk + 8;
-            uint32_t w = be32(h), hh = be32(h + 4);
-            if (w == 0 || hh == 0 || w > 0x7fffffffu || hh > 0x7fffffffu) return -1;
-            // 8 bits a sample, deflate, the adaptive filters, no interlace.
-            if (h[8] != 8 || h[10] != 0 || h[11] != 0 || h[12] != 0) return -1;
-            colour = h[9];
-            switch (colour) {
-            case 0: *bands = 1; break;
-            case 2: *bands = 3; break;
-            case 4: *bands = 2; break;
-            case 6: *bands = 4; break;
-            default: return -1;
-            }
-            *width = (int) w;
-            *height = (int) hh;
+            if (!takes_header(data, size, width, height, bands) || !crc_matches(chunk, length)) return -1;
+            colour = chunk[8 + 9];
             seen_ihdr = 1;
         } else if (memcmp(type, "IDAT", 4) == 0) {
             if (ended_idat || !crc_matches(chunk, length)) return -1;
@@ -296,6 +307,19 @@ int tg_png_decode_file(const char *path, size_t max_bytes, tg_png_pixels *out) {
         data = malloc(size);
     }
     size_t got = 0;
+    // The header first: a PNG this reader leaves to libvips (a palette, 16 bits, interlaced)
+    // costs no read of the whole file.
+    int width, height, bands;
+    while (data && got < TG_PNG_HEADER_BYTES && got < size) {
+        ssize_t n = read(fd, data + got, TG_PNG_HEADER_BYTES - got);
+        if (n <= 0) break;
+        got += (size_t) n;
+    }
+    if (data && !takes_header(data, got, &width, &height, &bands)) {
+        close(fd);
+        free(data);
+        return -1;
+    }
     while (data && got < size) {
         ssize_t n = read(fd, data + got, size - got);
         if (n <= 0) break;
